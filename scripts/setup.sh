@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs what is missing, then configures and builds backendbench into build/.
+# Safe to run again: every step checks first and the build is incremental.
+#   BUILD_DIR=...   build folder (default: build)
+#   BUILD_TYPE=...  CMake build type (default: RelWithDebInfo)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR=${BUILD_DIR:-build}
+BUILD_TYPE=${BUILD_TYPE:-RelWithDebInfo}
+PYTHON=${PYTHON:-python3}
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+# 1. PyTorch: its headers, libtorch and CMake config are what we build against.
+if ! "$PYTHON" -c 'import torch' 2>/dev/null; then
+  echo "setup: installing torch==2.13.0"
+  "$PYTHON" -m pip install torch==2.13.0
+fi
+
+# 2. Libraries and tools from Debian, only those that are missing.
+missing=()
+have_file() { compgen -G "$1" >/dev/null; }
+have_file /usr/include/CLI/CLI.hpp || missing+=(libcli11-dev)
+have_file /usr/include/nlohmann/json.hpp || missing+=(nlohmann-json3-dev)
+have_file '/usr/lib/*/cmake/GTest/GTestConfig.cmake' || have_file '/usr/lib/cmake/GTest/GTestConfig.cmake' \
+  || missing+=(libgtest-dev)
+command -v cmake >/dev/null || missing+=(cmake)
+command -v ninja >/dev/null || missing+=(ninja-build)
+command -v g++ >/dev/null || missing+=(g++)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+fi
+
+# 3. Configure (once) and build.
+TORCH_PREFIX=$("$PYTHON" -c 'import torch; print(torch.utils.cmake_prefix_path)')
+if [ ! -f "$BUILD_DIR/build.ninja" ]; then
+  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="$BUILD_TYPE" \
+    -DCMAKE_PREFIX_PATH="$TORCH_PREFIX" -DPython3_EXECUTABLE="$(command -v "$PYTHON")"
+fi
+cmake --build "$BUILD_DIR" -j "$(nproc)"

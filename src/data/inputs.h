@@ -1,0 +1,74 @@
+// Operator inputs from trace files and the TorchBench dataset JSON.
+//
+// Trace files (one per model):            Dataset JSON (a list of records):
+//   Operator: aten.add.Tensor               [{"uuid": ..., "op_name": "aten.add.Tensor",
+//   cnt: 156, ((T([1, 512], f16), ...), {})    "args": "((T([1, 512], f16), ...), {})", ...}]
+//
+// Loading never stops at a bad line: a malformed input becomes a record that
+// carries its error (so the run can report it as a failed test), and text that
+// belongs to no operator becomes a diagnostic. Both name file:line.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "spec/value.h"
+
+namespace backendbench::data {
+
+struct SourceLocation {
+  std::string file;
+  size_t line = 0;  // 1-based; 0 when the source has no lines (a JSON record index is used instead)
+  std::string describe() const;  // "file:line"
+};
+
+// One (operator, arguments) input, with the dataset card's fields.
+struct InputRecord {
+  std::string op_name;    // as written, e.g. "aten.add.Tensor"
+  std::string args_text;  // canonical serialization when parsed, the raw text otherwise
+  std::optional<spec::Arguments> args;  // absent when the text did not parse
+  std::string error;      // why it did not parse: "file:line: column N: ..."
+  SourceLocation where;   // first occurrence
+
+  int64_t count = 0;      // occurrences, summed over duplicates; 0 marks synthetic inputs
+  bool is_synthetic = false;
+  std::string uuid;
+  bool runnable = true;
+  bool included_in_benchmark = true;
+  std::vector<std::string> why_excluded;
+  std::optional<double> runtime_ms;
+  std::optional<double> relative_runtime_to_kernel_launch;
+  std::optional<bool> is_overhead_dominated_op;
+  std::vector<std::string> in_models;  // trace files: the model (file stem) each occurrence came from
+  int64_t in_models_count = 0;
+};
+
+struct Diagnostic {
+  SourceLocation where;
+  std::string message;
+};
+
+struct LoadedInputs {
+  std::vector<InputRecord> records;      // in first-seen order, duplicates merged
+  std::vector<Diagnostic> diagnostics;   // lines that could not be attributed, unreadable files
+};
+
+// A trace file, or every regular file of a folder (sorted by name, not recursive).
+// Duplicate (op_name, canonical args) pairs are merged with counts summed and
+// models collected; `cnt: 0` inputs are marked synthetic.
+LoadedInputs load_traces(const std::filesystem::path& file_or_folder);
+
+// The dataset JSON with the card's fields (uuid, op_name, args, runnable,
+// included_in_benchmark, why_excluded, is_synthetic, runtime_ms,
+// relative_runtime_to_kernel_launch, is_overhead_dominated_op, count,
+// in_models, in_models_count). Missing optional fields take their defaults.
+LoadedInputs load_dataset_json(const std::filesystem::path& file);
+
+// Dispatches on what the path is: a folder or a `.txt` file -> traces, `.json`
+// -> dataset. `.parquet` yields a diagnostic naming the JSON alternative.
+LoadedInputs load_inputs(const std::filesystem::path& path);
+
+}  // namespace backendbench::data

@@ -1,0 +1,40 @@
+// Per-test results, with BackendBench's field names (eval.py's
+// CorrectnessTestResult and PerformanceTestResult).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace backendbench::report {
+
+struct CorrectnessResult {
+  std::string op_name;  // "aten.relu.default"
+  std::string args;     // serialized arguments
+  bool is_correct = false;
+  std::string error_msg;
+  std::string error_type;  // e.g. "MismatchError", "c10::Error", "UnknownOperator", "MalformedInput"
+  std::string traceback;
+  std::optional<double> max_abs_error;  // absent: not measured (written as null)
+  std::optional<double> max_rel_error;
+};
+
+struct PerformanceResult {
+  std::string op_name;
+  std::string args;
+  std::optional<double> speedup;            // reference_time / benchmark_time; absent if it failed
+  std::optional<double> benchmark_time_ms;  // candidate
+  std::optional<double> reference_time_ms;  // ATen
+  std::string error_msg;
+  bool successfully_ran = false;
+};
+
+// Everything one run produced. `operators` lists every operator that was
+// evaluated, in order, so operators whose tests all failed still count.
+struct RunResults {
+  std::vector<std::string> operators;
+  std::vector<CorrectnessResult> correctness;
+  std::vector<PerformanceResult> performance;
+};
+
+}  // namespace backendbench::report

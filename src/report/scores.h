@@ -1,0 +1,45 @@
+// BackendBench's three scores, computed over operators:
+//   correctness = mean over operators of "all correctness tests pass"
+//   performance = geomean over operators of the operator's geomean speedup
+//   perf@p      = share of operators that are correct and faster than p
+// A failed performance test counts as speedup 1.0 (the ATen fallback), as in
+// BackendBench, but is reported as failed and counted in `failed_performance_tests`.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/results.h"
+
+namespace backendbench::report {
+
+struct OperatorSummary {
+  std::string op_name;
+  size_t correctness_tests = 0, passed_correctness_tests = 0;
+  size_t performance_tests = 0, passed_performance_tests = 0;
+  bool all_correct = false;           // every correctness test passed (and there was at least one test)
+  std::optional<double> geomean_speedup;  // over performance tests, failed ones as 1.0; absent: none
+  double avg_speedup = 0.0;           // mean of successful speedups (0 when none), as the CSV has it
+  double max_abs_error = 0.0, max_rel_error = 0.0;
+};
+
+struct Scores {
+  double correctness = 0.0;
+  double performance = 1.0;
+  double perf_at_p = 0.0;
+  double p = 1.0;
+  size_t operators = 0;
+  size_t operators_with_performance_tests = 0;
+  size_t failed_correctness_tests = 0;
+  size_t failed_performance_tests = 0;
+};
+
+// Per-operator summaries in the order of `results.operators`.
+std::vector<OperatorSummary> summarize_operators(const RunResults& results);
+Scores compute_scores(const std::vector<OperatorSummary>& ops, double p);
+
+// The three console lines, worded as BackendBench prints them.
+std::string score_lines(const Scores& s);
+
+}  // namespace backendbench::report
