@@ -65,6 +65,7 @@ LoadedInputs load_traces(const std::filesystem::path& file_or_folder);
 // included_in_benchmark, why_excluded, is_synthetic, runtime_ms,
 // relative_runtime_to_kernel_launch, is_overhead_dominated_op, count,
 // in_models, in_models_count). Missing optional fields take their defaults.
+// Problems name the record by its 0-based index ("record 3", as jq's `.[3]`).
 LoadedInputs load_dataset_json(const std::filesystem::path& file);
 
 // Dispatches on what the path is: a folder or a `.txt` file -> traces, `.json`

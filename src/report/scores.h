@@ -1,7 +1,8 @@
 // BackendBench's three scores, computed over operators:
 //   correctness = mean over operators of "all correctness tests pass"
 //   performance = geomean over operators of the operator's geomean speedup
-//   perf@p      = share of operators that are correct and faster than p
+//                 (operators without performance tests are left out; 1.0 if none)
+//   perf@p      = share of all operators that are correct and faster than p
 // A failed performance test counts as speedup 1.0 (the ATen fallback), as in
 // BackendBench, but is reported as failed and counted in `failed_performance_tests`.
 #pragma once
@@ -20,7 +21,12 @@ struct OperatorSummary {
   size_t performance_tests = 0, passed_performance_tests = 0;
   bool all_correct = false;           // every correctness test passed (and there was at least one test)
   std::optional<double> geomean_speedup;  // over performance tests, failed ones as 1.0; absent: none
-  double avg_speedup = 0.0;           // mean of successful speedups (0 when none), as the CSV has it
+  std::optional<double> mean_speedup;     // the same with the arithmetic mean (OVERALL_SUMMARY.md's table)
+  // The CSV keeps BackendBench's definitions: over successful tests only, 0 when none.
+  double avg_speedup = 0.0;
+  double successful_geomean_speedup = 0.0;
+  // Max over the correctness tests that measured them (0 when none); a NaN error
+  // makes the max NaN, so that a NaN comparison is not hidden behind a finite value.
   double max_abs_error = 0.0, max_rel_error = 0.0;
 };
 
@@ -35,11 +41,12 @@ struct Scores {
   size_t failed_performance_tests = 0;
 };
 
-// Per-operator summaries in the order of `results.operators`.
+// Per-operator summaries in the order of `results.operators` (duplicates once),
+// followed by any operator that only appears in the test results.
 std::vector<OperatorSummary> summarize_operators(const RunResults& results);
 Scores compute_scores(const std::vector<OperatorSummary>& ops, double p);
 
-// The three console lines, worded as BackendBench prints them.
+// The three console lines, worded as BackendBench prints them, each ending in '\n'.
 std::string score_lines(const Scores& s);
 
 }  // namespace backendbench::report

@@ -1,0 +1,29 @@
+// backendbench: thin entry point; the work happens in the engine library.
+#include <exception>
+#include <iostream>
+
+#include "cli/options.h"
+#include "cli/run_command.h"
+
+int main(int argc, char** argv) {
+  using namespace backendbench::cli;
+  try {
+    const Command command = parse_command_line(argc, argv);
+    switch (command.kind) {
+      case Command::Kind::help:
+        std::cout << command.help_text;
+        return 0;
+      case Command::Kind::generate:
+        throw UsageError{"generate is not available yet in this build"};
+      case Command::Kind::run:
+        return run_command(command.run, command.command_line);
+    }
+  } catch (const UsageError& e) {
+    std::cerr << "backendbench: error: " << e.message << "\nRun 'backendbench --help' for the options.\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "backendbench: fatal: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,123 @@
+#include "cli/options.h"
+
+#include <cmath>
+#include <cstdlib>
+
+#include <CLI/CLI.hpp>
+
+#include "util/log.h"
+
+namespace backendbench::cli {
+namespace {
+
+const std::vector<std::string> kSuites{"smoke", "opinfo", "torchbench", "facto"};
+const std::vector<std::string> kBackends{"aten", "flag_gems", "directory", "pregenerated",
+                                         "llm", "llm-relay", "kernel_agent"};
+
+void add_run_options(CLI::App& cmd, RunOptions& o) {
+  cmd.add_option("--suite", o.suite, "Which suite to run")->check(CLI::IsMember(kSuites))->capture_default_str();
+  cmd.add_option("--backend", o.backend, "Which backend to run")->check(CLI::IsMember(kBackends))->capture_default_str();
+  cmd.add_option("--ops", o.ops, "Comma-separated operator filters; an operator runs when any is a substring of its name");
+  cmd.add_option("--topn-inputs,--topn", o.topn_inputs,
+                 "torchbench: run only the N largest inputs (by tensor bytes) of each operator")
+      ->check(CLI::PositiveNumber);
+  cmd.add_flag("--check-overhead-dominated-ops", o.check_overhead_dominated_ops,
+               "torchbench: run only the inputs flagged is_overhead_dominated_op");
+  cmd.add_option("--data", o.data,
+                 "torchbench: a trace file, a folder of trace files, or a dataset .json with the card's fields");
+  cmd.add_option("--log-dir", o.log_dir, "Directory for the result files (default: backendbench_output_<timestamp>)");
+  cmd.add_flag("--disable-output-logs", o.disable_output_logs, "Do not write the result files");
+  cmd.add_option("--num-workers", o.num_workers, "Number of worker processes (not available yet)")
+      ->check(CLI::PositiveNumber);
+  cmd.add_option("--p", o.p, "Speedup threshold of the perf@p score")->capture_default_str();
+  cmd.add_option("--log-level", o.log_level, "DEBUG, INFO, WARNING, ERROR or CRITICAL (default: $LOG_LEVEL or INFO)")
+      ->check([](const std::string& v) {
+        return log::level_from_name(v) ? std::string() : "must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL";
+      });
+  cmd.add_option("--device", o.device, "cuda, cuda:N or cpu (default: cuda when available, else cpu)");
+  cmd.add_option("--seed", o.seed, "Seed mixed into every test's inputs")->capture_default_str();
+  cmd.add_option("--ops-directory", o.ops_directory, "directory backend: folder of operator kernels")
+      ->capture_default_str();
+  cmd.add_option("--kernels-dir", o.kernels_dir, "pregenerated backend: a generated_kernels run folder");
+  cmd.add_option("--llm-max-attempts", o.llm_max_attempts, "llm backends: attempts per operator")->capture_default_str();
+  cmd.add_option("--llm-model", o.llm_model, "llm backends: model name");
+  cmd.add_option("--kernel-agent-workers", o.kernel_agent_workers, "kernel_agent backend: parallel workers")
+      ->capture_default_str();
+  cmd.add_option("--kernel-agent-max-rounds", o.kernel_agent_max_rounds, "kernel_agent backend: refinement rounds")
+      ->capture_default_str();
+}
+
+void add_generate_options(CLI::App& cmd, GenerateOptions& o) {
+  cmd.add_option("--suite", o.suite, "Which suite to generate kernels for")->check(CLI::IsMember(kSuites));
+  cmd.add_option("--ops", o.ops, "Comma-separated operator filters");
+  cmd.add_option("--max-attempts", o.max_attempts, "Attempts per operator")->capture_default_str();
+  cmd.add_option("--run-id", o.run_id, "Name of the run folder under generated_kernels/");
+}
+
+void validate(const RunOptions& o) {
+  if (o.suite != "torchbench") {
+    if (o.topn_inputs) throw UsageError{"--topn-inputs is only supported for the torchbench suite"};
+    if (o.check_overhead_dominated_ops) {
+      throw UsageError{"--check-overhead-dominated-ops is only supported for the torchbench suite"};
+    }
+    if (!o.data.empty()) throw UsageError{"--data is only supported for the torchbench suite"};
+  }
+  if (!std::isfinite(o.p)) throw UsageError{"--p: must be a finite number, got " + std::to_string(o.p)};
+  if (!o.device.empty() && o.device != "cpu" && o.device != "cuda" && o.device.rfind("cuda:", 0) != 0) {
+    throw UsageError{"--device: must be cuda, cuda:N or cpu, got '" + o.device + "'"};
+  }
+}
+
+std::string quoted(const std::string& arg) {
+  if (!arg.empty() && arg.find_first_of(" \t\"'$\\") == std::string::npos) return arg;
+  std::string out = "'";
+  for (char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace
+
+Command parse_command_line(int argc, const char* const* argv) {
+  Command command;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  command.command_line = "backendbench";
+  for (const auto& a : args) command.command_line += " " + quoted(a);
+
+  if (const char* env = std::getenv("LOG_LEVEL"); env && log::level_from_name(env)) {
+    command.run.log_level = env;
+  }
+
+  CLI::App app{"backendbench: correctness and performance of PyTorch operator backends"};
+  app.name("backendbench");
+  app.require_subcommand(0, 1);
+  CLI::App* run = app.add_subcommand("run", "Evaluate a backend on a suite (the default subcommand)");
+  add_run_options(*run, command.run);
+  CLI::App* generate = app.add_subcommand("generate", "Generate kernels with an LLM (not available yet)");
+  add_generate_options(*generate, command.generate);
+
+  const bool wants_top_help = !args.empty() && (args[0] == "--help" || args[0] == "-h");
+  if (wants_top_help) {
+    command.kind = Command::Kind::help;
+    command.help_text = app.help() + "\n" + run->help();
+    return command;
+  }
+  if (args.empty() || (args[0] != "run" && args[0] != "generate")) args.insert(args.begin(), "run");
+  std::reverse(args.begin(), args.end());  // CLI11 takes the vector back to front
+  try {
+    app.parse(args);
+  } catch (const CLI::CallForHelp&) {
+    command.kind = Command::Kind::help;
+    command.help_text = (generate->parsed() ? generate : run)->help();
+    return command;
+  } catch (const CLI::ParseError& e) {
+    throw UsageError{e.what()};
+  }
+  if (generate->parsed()) {
+    command.kind = Command::Kind::generate;
+    return command;
+  }
+  validate(command.run);
+  return command;
+}
+
+}  // namespace backendbench::cli

@@ -1,0 +1,57 @@
+// Command-line options, named as in BackendBench's scripts/main.py.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace backendbench::cli {
+
+struct RunOptions {
+  std::string suite = "smoke";
+  std::string backend = "aten";
+  std::string ops;                     // comma-separated filters
+  std::optional<size_t> topn_inputs;
+  bool check_overhead_dominated_ops = false;
+  std::string data;                    // torchbench: trace file, trace folder or dataset .json
+  std::string log_dir;                 // default: backendbench_output_<timestamp>
+  bool disable_output_logs = false;
+  std::optional<int> num_workers;
+  double p = 1.0;
+  std::string log_level = "INFO";
+  std::string device;                  // "" = cuda when available, else cpu
+  uint64_t seed = 0;
+  // Backends that are not built yet; accepted so that their error is about the backend.
+  std::string ops_directory = "generated_kernels";
+  std::string kernels_dir;
+  int llm_max_attempts = 5;
+  std::string llm_model;
+  int kernel_agent_workers = 4;
+  int kernel_agent_max_rounds = 10;
+};
+
+struct GenerateOptions {
+  std::string suite = "smoke";
+  std::string ops;
+  int max_attempts = 5;
+  std::string run_id;
+};
+
+struct Command {
+  enum class Kind { run, generate, help } kind = Kind::run;
+  RunOptions run;
+  GenerateOptions generate;
+  std::string help_text;  // for Kind::help
+  std::string command_line;  // as typed, for OVERALL_SUMMARY.md
+};
+
+// A usage error: the message names the flag. main() prints it and exits with 2.
+struct UsageError {
+  std::string message;
+};
+
+// Parses argv; `run` is implied when no subcommand is given. Throws UsageError.
+Command parse_command_line(int argc, const char* const* argv);
+
+}  // namespace backendbench::cli

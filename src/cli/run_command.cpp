@@ -1,0 +1,118 @@
+#include "cli/run_command.h"
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <stdexcept>
+
+#include <ATen/Context.h>
+#include <torch/version.h>
+
+#include "backends/backend.h"
+#include "data/select.h"
+#include "report/run_folder.h"
+#include "report/scores.h"
+#include "runner/evaluate.h"
+#include "suite/suite.h"
+#include "util/log.h"
+
+namespace backendbench::cli {
+namespace {
+
+c10::Device choose_device(const std::string& requested) {
+  if (requested.empty()) return at::hasCUDA() ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
+  c10::Device device(requested);
+  if (device.is_cuda()) {
+    if (!at::hasCUDA()) {
+      throw UsageError{"--device " + requested +
+                       ": CUDA is not available (this torch has no CUDA support or no GPU is visible)"};
+    }
+    if (!device.has_index()) device.set_index(0);
+  }
+  return device;
+}
+
+suite::Suite load_suite(const RunOptions& o, c10::Device device) {
+  const auto filters = data::split_op_filters(o.ops);
+  if (o.suite == "smoke") {
+    suite::Suite s = suite::smoke_suite(device);
+    suite::filter_operators(s, filters);
+    return s;
+  }
+  if (o.suite == "torchbench") {
+    if (o.data.empty()) {
+      throw UsageError{"--suite torchbench: the shipped dataset is not available yet; pass --data PATH "
+                       "(a trace file, a folder of trace files, or a dataset .json)"};
+    }
+    data::Selection selection{.op_filters = filters,
+                              .topn_inputs = o.topn_inputs,
+                              .overhead_dominated_only = o.check_overhead_dominated_ops};
+    return suite::torchbench_suite(o.data, selection);
+  }
+  throw UsageError{"--suite " + o.suite + " is not available yet in this build (available: smoke, torchbench)"};
+}
+
+std::string default_log_dir() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm local{};
+  localtime_r(&now, &local);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d_%H%M%S", &local);
+  return std::string("backendbench_output_") + stamp;
+}
+
+nlohmann::json environment(const RunOptions& o, const runner::RunOptions& run, const suite::Suite& s) {
+  return {
+      {"suite", s.name},
+      {"backend", o.backend},
+      {"device", run.device.str()},
+      {"torch", std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) + "." +
+                    std::to_string(TORCH_VERSION_PATCH)},
+      {"seed", run.seed},
+      {"atol", run.tolerance.atol},
+      {"rtol", run.tolerance.rtol},
+      {"excluded_inputs", s.excluded.size()},
+      {"load_diagnostics", s.diagnostics.size()},
+  };
+}
+
+}  // namespace
+
+int run_command(const RunOptions& o, const std::string& command_line) {
+  log::set_level(*log::level_from_name(o.log_level));
+  if (o.num_workers) {
+    throw UsageError{"--num-workers is not available yet: tests run in this process for now"};
+  }
+  std::unique_ptr<backends::Backend> backend;
+  try {
+    backend = backends::make_backend(o.backend);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError{e.what()};
+  }
+  runner::RunOptions run{.device = choose_device(o.device), .seed = o.seed};
+  const suite::Suite suite = load_suite(o, run.device);
+
+  for (const auto& d : suite.diagnostics) BB_LOG(warning) << d.where.describe() << ": " << d.message;
+  for (const auto& e : suite.excluded) {
+    BB_LOG(debug) << "excluded " << e.record.op_name << " " << e.record.args_text << ": " << e.reason;
+  }
+  BB_LOG(info) << "suite " << suite.name << ": " << suite.operators.size() << " operators, "
+               << suite.excluded.size() << " inputs excluded, on " << run.device.str();
+
+  const report::RunResults results = runner::run_suite(suite, *backend, run);
+  const report::Scores scores = report::compute_scores(report::summarize_operators(results), o.p);
+  std::cout << report::score_lines(scores) << std::flush;
+
+  if (!o.disable_output_logs) {
+    const std::filesystem::path dir = o.log_dir.empty() ? default_log_dir() : o.log_dir;
+    report::write_run_folder(dir, results, {.command = command_line, .environment = environment(o, run, suite)},
+                             o.p);
+    const auto absolute = std::filesystem::absolute(dir).lexically_normal().string();
+    std::cout << "Results saved to directory: " << absolute << "\n"
+              << "Overall summary saved to: " << absolute << "/OVERALL_SUMMARY.md\n";
+  }
+  return 0;
+}
+
+}  // namespace backendbench::cli

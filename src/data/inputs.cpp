@@ -1,0 +1,34 @@
+#include "data/inputs.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace backendbench::data {
+
+namespace fs = std::filesystem;
+
+std::string SourceLocation::describe() const {
+  return line == 0 ? file : file + ":" + std::to_string(line);
+}
+
+LoadedInputs load_inputs(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) {
+    return {{}, {{{path.string(), 0}, "no such file or folder"}}};
+  }
+  if (fs::is_directory(path, ec)) return load_traces(path);
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (ext == ".json") return load_dataset_json(path);
+  if (ext == ".parquet") {
+    return {{},
+            {{{path.string(), 0},
+              "parquet datasets need Apache Arrow, which this build does not have; convert it to "
+              "the dataset JSON (the card's backend_bench_problems.json) and pass that"}}};
+  }
+  // `.txt` and anything else: trace files carry no fixed extension.
+  return load_traces(path);
+}
+
+}  // namespace backendbench::data

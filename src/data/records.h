@@ -1,0 +1,38 @@
+// Internal to src/data: building InputRecords and merging duplicates, shared
+// by the trace and dataset loaders so both follow the same rules.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "data/inputs.h"
+
+namespace backendbench::data::detail {
+
+// Parses `text` as `((args), {kwargs})`. On success sets rec.args and the
+// canonical rec.args_text; otherwise keeps the raw text and sets rec.error to
+// `error_prefix` followed by the parser's column message.
+void parse_args_into(InputRecord& rec, std::string_view text, std::string_view error_prefix);
+
+// Collects records in first-seen order. Parsed records with the same op_name
+// and canonical arguments merge into the first: counts are summed, models are
+// united, and the result is synthetic only if every occurrence was. The other
+// fields (uuid, runtimes, flags) come from the first occurrence. Records that
+// did not parse never merge: each one names its own line.
+class RecordMerger {
+ public:
+  void add(InputRecord rec);
+  std::vector<InputRecord> take() { return std::move(records_); }
+
+ private:
+  std::vector<InputRecord> records_;
+  std::unordered_map<std::string, size_t> index_;  // op_name + '\n' + args_text -> records_
+};
+
+// Strips surrounding whitespace (spaces, tabs, \r, \n).
+std::string_view trim(std::string_view s);
+
+}  // namespace backendbench::data::detail

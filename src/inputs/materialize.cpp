@@ -1,0 +1,80 @@
+#include "inputs/materialize.h"
+
+#include <mutex>
+#include <stdexcept>
+
+#include <ATen/ATen.h>
+#include <ATen/core/Generator.h>
+
+namespace backendbench::inputs {
+
+c10::ScalarType to_scalar_type(spec::Dtype dtype) {
+  using spec::Dtype;
+  switch (dtype) {
+    case Dtype::f16: return c10::kHalf;
+    case Dtype::f32: return c10::kFloat;
+    case Dtype::f64: return c10::kDouble;
+    case Dtype::bf16: return c10::kBFloat16;
+    case Dtype::i8: return c10::kChar;
+    case Dtype::i16: return c10::kShort;
+    case Dtype::i32: return c10::kInt;
+    case Dtype::i64: return c10::kLong;
+    case Dtype::u8: return c10::kByte;
+    case Dtype::b8: return c10::kBool;
+    case Dtype::c32: return c10::kComplexHalf;
+    case Dtype::c64: return c10::kComplexFloat;
+    case Dtype::c128: return c10::kComplexDouble;
+  }
+  throw std::logic_error("unhandled dtype");
+}
+
+uint64_t test_seed(std::string_view op_name, std::string_view args_text, uint64_t run_seed) {
+  // FNV-1a: stable across runs and platforms, unlike std::hash.
+  uint64_t h = 1469598103934665603ULL ^ run_seed;
+  auto mix = [&h](std::string_view s) {
+    for (unsigned char c : s) {
+      h ^= c;
+      h *= 1099511628211ULL;
+    }
+  };
+  mix(op_name);
+  mix("|");
+  mix(args_text);
+  return h;
+}
+
+namespace {
+
+at::Tensor random_buffer(int64_t numel, c10::ScalarType type, c10::Device device, uint64_t seed) {
+  // The device's default generator, reseeded for every tensor. The random ops
+  // below take its lock themselves, so only the seeding holds it here; tests
+  // run one at a time per process, so nothing draws in between.
+  at::Generator gen = at::globalContext().defaultGenerator(device);
+  {
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    gen.set_current_seed(seed);
+  }
+  const auto options = at::TensorOptions().device(device);
+  if (type == c10::kComplexHalf) {  // randn has no complex32 kernel; draw complex64 and narrow
+    return at::randn({numel}, gen, options.dtype(c10::kComplexFloat)).to(type);
+  }
+  if (at::isFloatingType(type) || at::isComplexType(type)) {
+    return at::randn({numel}, gen, options.dtype(type));
+  }
+  if (type == c10::kBool) return at::randint(0, 2, {numel}, gen, options.dtype(type));
+  if (type == c10::kByte) return at::randint(0, 10, {numel}, gen, options.dtype(type));
+  return at::randint(-9, 10, {numel}, gen, options.dtype(type));
+}
+
+}  // namespace
+
+at::Tensor TensorFactory::make(const spec::TensorSpec& spec) {
+  const auto type = to_scalar_type(spec.dtype);
+  const uint64_t seed = seed_ + 0x9E3779B97F4A7C15ULL * ++made_;
+  const int64_t extent = spec::storage_extent(spec);
+  at::Tensor buffer = random_buffer(extent, type, device_, seed);
+  if (!spec.stride) return buffer.view(spec.shape);
+  return buffer.as_strided(spec.shape, *spec.stride);
+}
+
+}  // namespace backendbench::inputs

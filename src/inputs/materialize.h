@@ -1,0 +1,41 @@
+// Tensors for tensor specs: deterministic, on the requested device.
+//
+// Floating and complex inputs come from a standard normal distribution (so
+// negatives and values above 1 occur, unlike BackendBench's [0, 1)); signed
+// integers from [-9, 10), unsigned from [0, 10), bools from {false, true}, as
+// torch.testing.make_tensor does. A spec with strides becomes an `as_strided`
+// view of a buffer of exactly the extent it needs, so overlapping strides
+// (stride 0 included) work.
+#pragma once
+
+#include <cstdint>
+
+#include <ATen/core/Tensor.h>
+#include <c10/core/Device.h>
+
+#include "spec/value.h"
+
+namespace backendbench::inputs {
+
+c10::ScalarType to_scalar_type(spec::Dtype dtype);
+
+// Makes the tensors of one test. Two factories with the same seed and device
+// produce identical tensors in the same order, which is how the reference and
+// the candidate each get their own copy of the inputs (in-place kernels can't
+// leak into the other's run).
+class TensorFactory {
+ public:
+  TensorFactory(c10::Device device, uint64_t seed) : device_(device), seed_(seed) {}
+  at::Tensor make(const spec::TensorSpec& spec);
+  c10::Device device() const { return device_; }
+
+ private:
+  c10::Device device_;
+  uint64_t seed_;
+  uint64_t made_ = 0;  // tensors made so far: each gets its own stream of random numbers
+};
+
+// A stable 64-bit seed for a test from its operator, arguments and the run seed.
+uint64_t test_seed(std::string_view op_name, std::string_view args_text, uint64_t run_seed);
+
+}  // namespace backendbench::inputs

@@ -1,0 +1,40 @@
+// Operator names as users and traces write them, resolved through the c10
+// dispatcher: "aten.add.Tensor", "add.Tensor", "aten::add.Tensor", "relu"
+// (default overload), "aten.relu.default".
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include <ATen/core/dispatch/Dispatcher.h>
+
+namespace backendbench::ops {
+
+// A parsed operator name: namespace, base name and overload ("" = default).
+struct OperatorName {
+  std::string ns = "aten";
+  std::string name;
+  std::string overload;
+
+  // "aten.add.Tensor", "aten.relu.default": the form BackendBench reports.
+  std::string dotted() const;
+  // "add.Tensor", "relu.default": torch's OpOverload.__name__, which BackendBench reports.
+  std::string short_name() const;
+  // "aten::add.Tensor", "aten::relu": the dispatcher's form.
+  std::string qualified() const;
+};
+
+// Splits a user-written name. Renames the trace-only `aten.sum.SymInt` to
+// `aten.sum.dim_IntList`, as BackendBench does. Never fails; resolution does.
+OperatorName parse_operator_name(std::string_view text);
+
+struct ResolveError {
+  std::string message;  // names the operator and, where it helps, the overloads that exist
+};
+
+// Looks the operator up in the dispatcher.
+std::variant<c10::OperatorHandle, ResolveError> resolve(const OperatorName& name);
+
+}  // namespace backendbench::ops

@@ -1,0 +1,119 @@
+#include "report/scores.h"
+
+#include <cmath>
+#include <unordered_map>
+
+#include "report/format.h"
+
+namespace backendbench::report {
+
+namespace {
+
+// Running sums for one operator's speedups; the means are taken at the end.
+struct SpeedupSums {
+  double fallback_sum = 0.0, fallback_log_sum = 0.0;  // failed tests as 1.0
+  double successful_sum = 0.0, successful_log_sum = 0.0;
+  size_t successful = 0;
+};
+
+// NaN wins, so that a NaN error stays visible in the maximum.
+void fold_max(double& acc, const std::optional<double>& v) {
+  if (v && (std::isnan(*v) || *v > acc)) acc = *v;
+}
+
+}  // namespace
+
+std::vector<OperatorSummary> summarize_operators(const RunResults& results) {
+  std::vector<OperatorSummary> ops;
+  std::vector<SpeedupSums> sums;
+  std::unordered_map<std::string, size_t> index;
+  auto slot = [&](const std::string& name) -> size_t {
+    auto [it, inserted] = index.try_emplace(name, ops.size());
+    if (inserted) {
+      ops.emplace_back().op_name = name;
+      sums.emplace_back();
+    }
+    return it->second;
+  };
+  for (const auto& name : results.operators) slot(name);
+
+  for (const auto& c : results.correctness) {
+    auto& op = ops[slot(c.op_name)];
+    ++op.correctness_tests;
+    if (c.is_correct) ++op.passed_correctness_tests;
+    fold_max(op.max_abs_error, c.max_abs_error);
+    fold_max(op.max_rel_error, c.max_rel_error);
+  }
+  for (const auto& t : results.performance) {
+    size_t i = slot(t.op_name);
+    auto& op = ops[i];
+    auto& s = sums[i];
+    ++op.performance_tests;
+    if (t.successfully_ran) ++op.passed_performance_tests;
+    bool measured = t.successfully_ran && t.speedup;
+    double speedup = measured ? *t.speedup : 1.0;
+    s.fallback_sum += speedup;
+    s.fallback_log_sum += std::log(speedup);
+    if (measured) {
+      ++s.successful;
+      s.successful_sum += speedup;
+      s.successful_log_sum += std::log(speedup);
+    }
+  }
+
+  for (size_t i = 0; i < ops.size(); ++i) {
+    auto& op = ops[i];
+    const auto& s = sums[i];
+    op.all_correct =
+        op.correctness_tests > 0 && op.passed_correctness_tests == op.correctness_tests;
+    if (op.performance_tests > 0) {
+      auto n = static_cast<double>(op.performance_tests);
+      op.geomean_speedup = std::exp(s.fallback_log_sum / n);
+      op.mean_speedup = s.fallback_sum / n;
+    }
+    if (s.successful > 0) {
+      auto n = static_cast<double>(s.successful);
+      op.avg_speedup = s.successful_sum / n;
+      op.successful_geomean_speedup = std::exp(s.successful_log_sum / n);
+    }
+  }
+  return ops;
+}
+
+Scores compute_scores(const std::vector<OperatorSummary>& ops, double p) {
+  Scores s;
+  s.p = p;
+  s.operators = ops.size();
+  size_t correct = 0, faster = 0;
+  double log_sum = 0.0;
+  for (const auto& op : ops) {
+    if (op.all_correct) ++correct;
+    if (op.geomean_speedup) {
+      ++s.operators_with_performance_tests;
+      log_sum += std::log(*op.geomean_speedup);
+      if (op.all_correct && *op.geomean_speedup > p) ++faster;
+    }
+    s.failed_correctness_tests += op.correctness_tests - op.passed_correctness_tests;
+    s.failed_performance_tests += op.performance_tests - op.passed_performance_tests;
+  }
+  // An empty run scores 0 / 1 / 0 rather than NaN.
+  if (!ops.empty()) {
+    auto n = static_cast<double>(ops.size());
+    s.correctness = static_cast<double>(correct) / n;
+    s.perf_at_p = static_cast<double>(faster) / n;
+  }
+  if (s.operators_with_performance_tests > 0) {
+    s.performance = std::exp(log_sum / static_cast<double>(s.operators_with_performance_tests));
+  }
+  return s;
+}
+
+std::string score_lines(const Scores& s) {
+  using detail::fixed;
+  return "correctness score (mean pass rate over all operators): " + fixed(s.correctness, 2) +
+         "\nperformance score (geomean speedup over all operators): " + fixed(s.performance, 2) +
+         "\nperf@p score (rate of correct samples with a speedup greater than p, p=" +
+         detail::python_float(s.p) + "): " + fixed(s.perf_at_p, 2) + "\n";
+}
+
+}  // namespace backendbench::report

@@ -1,0 +1,121 @@
+// OVERALL_SUMMARY.md: output.py's layout, plus how failures are scored, the
+// environment of the run, and a speedup table sorted by number.
+#include <algorithm>
+#include <sstream>
+
+#include "report/format.h"
+#include "report/render.h"
+
+namespace backendbench::report::detail {
+
+namespace {
+
+// A table cell: a '|' would end the cell and a line break the row.
+std::string md_cell(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') {
+      out += "\\|";
+    } else if (c == '\n' || c == '\r') {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string environment_value(const nlohmann::json& v) {
+  return v.is_string() ? v.get<std::string>()
+                       : v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::optional<double> correctness_ratio(const OperatorSummary& op) {
+  if (op.correctness_tests == 0) return std::nullopt;
+  return static_cast<double>(op.passed_correctness_tests) /
+         static_cast<double>(op.correctness_tests);
+}
+
+// Descending, with "N/A" (no value) after every number.
+bool greater(const std::optional<double>& a, const std::optional<double>& b) {
+  if (a && b) return *a > *b;
+  return a.has_value() && !b.has_value();
+}
+
+void write_failure_rules(std::ostringstream& md, const Scores& scores) {
+  md << "### How failures enter the scores\n\n"
+     << "- An operator is correct only if it has at least one correctness test and every one "
+        "passes; tests whose inputs failed to load, bind or run count as failed.\n"
+     << "- A failed performance test is reported with `successfully_ran = false` and no "
+        "speedup, and enters its operator's performance figure as 1.0 (the ATen fallback, as "
+        "in BackendBench).\n"
+     << "- Operators without performance tests are left out of the performance score and "
+        "count as not faster than p in Perf@p.\n"
+     << "- In `operator_summary.csv`, `avg_speedup` and `geomean_speedup` cover successful "
+        "performance tests only (0.0 when none), as in BackendBench.\n"
+     << "- This run: " << scores.failed_correctness_tests << " correctness tests failed, "
+     << scores.failed_performance_tests << " performance tests failed, " << scores.operators
+     << " operators.\n\n";
+}
+
+void write_environment(std::ostringstream& md, const nlohmann::json& environment) {
+  md << "## Environment\n\n| Key | Value |\n|-----|-------|\n";
+  if (environment.is_object()) {
+    for (const auto& [key, value] : environment.items()) {
+      md << "| " << md_cell(key) << " | " << md_cell(environment_value(value)) << " |\n";
+    }
+  }
+  md << "\n";
+}
+
+void write_speedup_table(std::ostringstream& md, const std::vector<OperatorSummary>& ops) {
+  std::vector<const OperatorSummary*> rows;
+  for (const auto& op : ops) rows.push_back(&op);
+  // BackendBench sorted the formatted strings ("10.0x" before "9.0x"); sort the numbers.
+  std::stable_sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) {
+    if (greater(a->mean_speedup, b->mean_speedup)) return true;
+    if (greater(b->mean_speedup, a->mean_speedup)) return false;
+    return greater(correctness_ratio(*a), correctness_ratio(*b));
+  });
+
+  md << "### Operator Speedups vs Eager in Descending Order\n\n"
+     << "| Operator | Correctness Ratio | Speedup vs Eager |\n"
+     << "|----------|-----------|----------------|\n";
+  for (const auto* op : rows) {
+    auto ratio = correctness_ratio(*op);
+    md << "| " << md_cell(op->op_name) << " | " << (ratio ? fixed(*ratio, 4) : "N/A") << " | "
+       << (op->mean_speedup ? fixed(*op->mean_speedup, 4) + "x" : "N/A") << " |\n";
+  }
+}
+
+}  // namespace
+
+std::string overall_summary_md(const std::vector<OperatorSummary>& ops, const Scores& scores,
+                               const RunInfo& info) {
+  const std::string p = python_float(scores.p);
+  std::ostringstream md;
+  md << "# BackendBench Run Summary\n\n"
+     << "## Command\n```bash\n" << info.command << "\n```\n\n"
+     << "## Results\n\n"
+     << "| Metric | Value |\n|--------|-------|\n"
+     << "| Correctness Score | " << fixed(scores.correctness, 2) << " |\n"
+     << "| Performance Score (geomean speedup) | " << fixed(scores.performance, 2) << " |\n"
+     << "| Perf@" << p << " Score | " << fixed(scores.perf_at_p, 2) << " |\n\n"
+     << "### Metric Descriptions\n\n"
+     << "- **Correctness Score**: Mean pass rate over all operators\n"
+     << "- **Performance Score**: Geometric mean speedup over all operators\n"
+     << "- **Perf@" << p << " Score**: Rate of correct samples with a speedup greater than " << p
+     << "\n\n";
+  write_failure_rules(md, scores);
+  write_environment(md, info.environment);
+  md << "## Output Files\n\n"
+     << "The following files are saved in this directory:\n\n"
+     << "- `full_results.json`: Complete test results for all operators\n"
+     << "- `operator_summary.csv`: Operator-level summary statistics\n"
+     << "- `failed_tests.json`: Log of failed tests (if any)\n"
+     << "- `OVERALL_SUMMARY.md`: This file\n\n";
+  write_speedup_table(md, ops);
+  return md.str();
+}
+
+}  // namespace backendbench::report::detail

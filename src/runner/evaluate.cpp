@@ -1,0 +1,223 @@
+#include "runner/evaluate.h"
+
+#include <cmath>
+#include <optional>
+#include <variant>
+
+#include <c10/util/Exception.h>
+#include <c10/util/Type.h>
+
+#include "inputs/materialize.h"
+#include "ops/bind.h"
+#include "ops/resolve.h"
+#include "util/log.h"
+
+namespace backendbench::runner {
+namespace {
+
+struct Failure {
+  std::string type;
+  std::string message;
+  std::string traceback;
+};
+
+// Runs `fn`; an exception becomes a Failure carrying its C++ type and message.
+template <typename Fn>
+std::optional<Failure> capture(Fn&& fn) {
+  try {
+    fn();
+    return std::nullopt;
+  } catch (const c10::Error& e) {
+    return Failure{c10::demangle(typeid(e).name()), e.what_without_backtrace(), e.what()};
+  } catch (const std::exception& e) {
+    return Failure{c10::demangle(typeid(e).name()), e.what(), ""};
+  } catch (...) {
+    return Failure{"unknown", "a non-standard exception was thrown", ""};
+  }
+}
+
+// Inputs bound to the schema, ready to call: one copy for each side.
+struct Prepared {
+  torch::jit::Stack reference_inputs;
+  torch::jit::Stack candidate_inputs;
+};
+
+class OperatorRun {
+ public:
+  OperatorRun(std::string op_name, c10::OperatorHandle op, backends::Kernel kernel, const RunOptions& options)
+      : op_name_(std::move(op_name)), op_(std::move(op)), kernel_(std::move(kernel)), options_(options) {}
+
+  report::CorrectnessResult correctness(const data::InputRecord& input) {
+    report::CorrectnessResult r{.op_name = op_name_, .args = input.args_text};
+    auto checked = check_outputs(input);
+    if (auto* f = std::get_if<Failure>(&checked)) {
+      r.error_type = f->type;
+      r.error_msg = f->message;
+      r.traceback = f->traceback;
+      return r;
+    }
+    const auto& comparison = std::get<check::Comparison>(checked);
+    r.is_correct = comparison.matches;
+    r.max_abs_error = comparison.max_abs_error;
+    r.max_rel_error = comparison.max_rel_error;
+    if (!comparison.matches) {
+      r.error_type = "MismatchError";
+      r.error_msg = comparison.mismatch;
+    }
+    return r;
+  }
+
+  report::PerformanceResult performance(const data::InputRecord& input) {
+    report::PerformanceResult r{.op_name = op_name_, .args = input.args_text};
+    auto checked = check_outputs(input);
+    if (auto* f = std::get_if<Failure>(&checked)) {
+      r.error_msg = f->type + ": " + f->message;
+      return r;
+    }
+    if (const auto& c = std::get<check::Comparison>(checked); !c.matches) {
+      r.error_msg = "MismatchError: " + c.mismatch;
+      return r;
+    }
+    Prepared p = std::get<Prepared>(prepare(input));
+    timing::Timing reference, candidate;
+    if (auto f = capture([&] {
+          reference = timing::time_call(options_.device, [&] { call_reference(p.reference_inputs); }, options_.timing);
+        })) {
+      r.error_msg = "timing the reference failed: " + f->type + ": " + f->message;
+      return r;
+    }
+    r.reference_time_ms = reference.median_ms;
+    if (auto f = capture([&] {
+          candidate = timing::time_call(options_.device, [&] { call_candidate(p.candidate_inputs); }, options_.timing);
+        })) {
+      r.error_msg = "timing the candidate failed: " + f->type + ": " + f->message;
+      return r;
+    }
+    r.benchmark_time_ms = candidate.median_ms;
+    if (!(candidate.median_ms > 0.0)) {
+      r.error_msg = "the candidate's time was not measurable (" + std::to_string(candidate.median_ms) + " ms)";
+      return r;
+    }
+    r.speedup = reference.median_ms / candidate.median_ms;
+    r.successfully_ran = true;
+    return r;
+  }
+
+ private:
+  void call_reference(const torch::jit::Stack& inputs) {
+    torch::jit::Stack stack = inputs;
+    op_.callBoxed(stack);
+  }
+  void call_candidate(const torch::jit::Stack& inputs) {
+    torch::jit::Stack stack = inputs;
+    kernel_(stack);
+  }
+
+  std::variant<Prepared, Failure> prepare(const data::InputRecord& input) {
+    if (!input.args) return Failure{"MalformedInput", input.error, ""};
+    Prepared p;
+    const uint64_t seed = inputs::test_seed(op_name_, input.args_text, options_.seed);
+    for (auto* side : {&p.reference_inputs, &p.candidate_inputs}) {
+      inputs::TensorFactory tensors(options_.device, seed);  // same seed: identical inputs
+      std::variant<torch::jit::Stack, ops::BindError> bound;
+      if (auto f = capture([&] { bound = ops::bind(op_.schema(), *input.args, tensors); })) {
+        f->type = "InputError";
+        f->message = "could not make the inputs: " + f->message;
+        return *f;
+      }
+      if (auto* e = std::get_if<ops::BindError>(&bound)) {
+        return Failure{"ArgumentError", op_.schema().name() + ": " + e->message, ""};
+      }
+      *side = std::move(std::get<torch::jit::Stack>(bound));
+    }
+    return p;
+  }
+
+  std::variant<check::Comparison, Failure> check_outputs(const data::InputRecord& input) {
+    auto prepared = prepare(input);
+    if (auto* f = std::get_if<Failure>(&prepared)) return *f;
+    auto& p = std::get<Prepared>(prepared);
+    torch::jit::Stack expected = std::move(p.reference_inputs);
+    if (auto f = capture([&] {
+          op_.callBoxed(expected);
+          timing::synchronize(options_.device);
+        })) {
+      f->message = "the ATen reference raised on this input: " + f->message;
+      f->type = "ReferenceError";
+      return *f;
+    }
+    torch::jit::Stack got = std::move(p.candidate_inputs);
+    if (auto f = capture([&] {
+          kernel_(got);
+          timing::synchronize(options_.device);
+        })) {
+      return *f;
+    }
+    std::optional<check::Comparison> comparison;
+    if (auto f = capture([&] { comparison = check::compare_outputs(expected, got, options_.tolerance); })) {
+      f->message = "comparing outputs failed: " + f->message;
+      return *f;
+    }
+    return *comparison;
+  }
+
+  std::string op_name_;
+  c10::OperatorHandle op_;
+  backends::Kernel kernel_;
+  const RunOptions& options_;
+};
+
+// Every test of an operator that could not be resolved fails with the same reason.
+void fail_all(const suite::OperatorTests& tests, const std::string& op_name, const std::string& type,
+              const std::string& message, report::RunResults& out) {
+  for (const auto& input : tests.correctness) {
+    out.correctness.push_back({.op_name = op_name, .args = input.args_text, .error_msg = message, .error_type = type});
+  }
+  for (const auto& input : tests.performance) {
+    out.performance.push_back({.op_name = op_name, .args = input.args_text, .error_msg = type + ": " + message});
+  }
+}
+
+}  // namespace
+
+report::RunResults run_suite(const suite::Suite& suite, backends::Backend& backend, const RunOptions& options) {
+  report::RunResults out;
+  for (const auto& tests : suite.operators) {
+    const ops::OperatorName name = ops::parse_operator_name(tests.op_name);
+    const std::string op_name = name.short_name();
+    auto resolved = ops::resolve(name);
+    if (auto* e = std::get_if<ops::ResolveError>(&resolved)) {
+      BB_LOG(warning) << tests.op_name << ": " << e->message;
+      out.operators.push_back(op_name);
+      fail_all(tests, op_name, "UnknownOperator", e->message, out);
+      continue;
+    }
+    const auto& handle = std::get<c10::OperatorHandle>(resolved);
+    backends::Kernel kernel = backend.kernel_for(handle);
+    if (!kernel) {
+      BB_LOG(info) << "skipping " << op_name << ": backend " << backend.name() << " does not implement it";
+      continue;
+    }
+    out.operators.push_back(op_name);
+    OperatorRun run(op_name, handle, std::move(kernel), options);
+    size_t passed = 0;
+    for (const auto& input : tests.correctness) {
+      out.correctness.push_back(run.correctness(input));
+      const auto& r = out.correctness.back();
+      passed += r.is_correct;
+      if (!r.is_correct) BB_LOG(warning) << op_name << " " << r.args << ": " << r.error_type << ": " << r.error_msg;
+    }
+    size_t timed = 0;
+    for (const auto& input : tests.performance) {
+      out.performance.push_back(run.performance(input));
+      const auto& r = out.performance.back();
+      timed += r.successfully_ran;
+      if (!r.successfully_ran) BB_LOG(warning) << op_name << " " << r.args << ": performance test failed: " << r.error_msg;
+    }
+    BB_LOG(info) << op_name << ": " << passed << "/" << tests.correctness.size() << " correctness tests passed, "
+                 << timed << "/" << tests.performance.size() << " performance tests ran";
+  }
+  return out;
+}
+
+}  // namespace backendbench::runner
