@@ -10,6 +10,16 @@
 namespace backendbench::cli {
 namespace {
 
+const auto kPositive = CLI::Validator(
+    [](std::string& v) {
+      try {
+        if (std::stoll(v) > 0) return std::string();
+      } catch (const std::exception&) {
+      }
+      return "must be a positive integer, got '" + v + "'";
+    },
+    "POSITIVE");
+
 const std::vector<std::string> kSuites{"smoke", "opinfo", "torchbench", "facto"};
 const std::vector<std::string> kBackends{"aten", "flag_gems", "directory", "pregenerated",
                                          "llm", "llm-relay", "kernel_agent"};
@@ -20,7 +30,7 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--ops", o.ops, "Comma-separated operator filters; an operator runs when any is a substring of its name");
   cmd.add_option("--topn-inputs,--topn", o.topn_inputs,
                  "torchbench: run only the N largest inputs (by tensor bytes) of each operator")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositive);
   cmd.add_flag("--check-overhead-dominated-ops", o.check_overhead_dominated_ops,
                "torchbench: run only the inputs flagged is_overhead_dominated_op");
   cmd.add_option("--data", o.data,
@@ -28,7 +38,7 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--log-dir", o.log_dir, "Directory for the result files (default: backendbench_output_<timestamp>)");
   cmd.add_flag("--disable-output-logs", o.disable_output_logs, "Do not write the result files");
   cmd.add_option("--num-workers", o.num_workers, "Number of worker processes (not available yet)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositive);
   cmd.add_option("--p", o.p, "Speedup threshold of the perf@p score")->capture_default_str();
   cmd.add_option("--log-level", o.log_level, "DEBUG, INFO, WARNING, ERROR or CRITICAL (default: $LOG_LEVEL or INFO)")
       ->check([](const std::string& v) {

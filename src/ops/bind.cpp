@@ -185,7 +185,7 @@ std::variant<torch::jit::Stack, BindError> bind(const c10::FunctionSchema& schem
   size_t positional = 0;
   while (positional < params.size() && !params[positional].kwarg_only()) ++positional;
   if (args.args.size() > positional) {
-    return BindError{schema.operator_name().name + " takes " + std::to_string(positional) +
+    return BindError{"takes " + std::to_string(positional) +
                      " positional argument(s) but " + std::to_string(args.args.size()) +
                      " were given"};
   }

@@ -1,0 +1,70 @@
+// Runs the real backendbench binary in a scratch folder and captures its output.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace backendbench::e2e {
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+inline std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+inline nlohmann::json read_json(const std::filesystem::path& p) { return nlohmann::json::parse(read_file(p)); }
+
+// A fresh working folder per test, removed afterwards.
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::random_device rd;
+    dir_ = std::filesystem::temp_directory_path() /
+           ("bb_e2e_" + std::to_string(::getpid()) + "_" + std::to_string(rd()));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::filesystem::path write(const std::string& name, const std::string& text) {
+    const auto p = dir_ / name;
+    std::filesystem::create_directories(p.parent_path());
+    std::ofstream(p) << text;
+    return p;
+  }
+
+  // Runs `backendbench <args>` (shell words) inside the scratch folder.
+  Outcome run(const std::string& args) {
+    const auto out = dir_ / "stdout.txt";
+    const auto err = dir_ / "stderr.txt";
+    const std::string cmd = "cd '" + dir_.string() + "' && '" BACKENDBENCH_BINARY "' " + args + " >'" +
+                            out.string() + "' 2>'" + err.string() + "'";
+    const int status = std::system(cmd.c_str());
+    Outcome o;
+    o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    o.out = read_file(out);
+    o.err = read_file(err);
+    std::filesystem::remove(out);
+    std::filesystem::remove(err);
+    return o;
+  }
+
+  std::filesystem::path dir_;
+};
+
+}  // namespace backendbench::e2e

@@ -1,0 +1,78 @@
+// The command line: BackendBench's flags, usage errors that name the flag,
+// and a clear "not available yet" for features this build does not have.
+#include "cli_harness.h"
+
+namespace backendbench::e2e {
+namespace {
+
+using CliUsage = CliTest;
+
+TEST_F(CliUsage, HelpDocumentsEveryFlag) {
+  const Outcome o = run("--help");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  for (const char* flag : {"--suite", "--backend", "--ops", "--topn-inputs", "--check-overhead-dominated-ops",
+                           "--log-dir", "--disable-output-logs", "--num-workers", "--p", "--log-level", "--device",
+                           "--data", "--seed", "--ops-directory", "--kernels-dir", "generate", "run"}) {
+    EXPECT_NE(o.out.find(flag), std::string::npos) << flag << " missing from --help:\n" << o.out;
+  }
+  const Outcome run_help = run("run --help");
+  EXPECT_EQ(run_help.exit_code, 0);
+  EXPECT_NE(run_help.out.find("--check-overhead-dominated-ops"), std::string::npos);
+}
+
+struct BadFlag {
+  const char* args;
+  const char* expected;  // the stderr must name this
+};
+
+TEST_F(CliUsage, BadFlagsAndValuesAreUsageErrorsNamingTheFlag) {
+  const BadFlag cases[] = {
+      {"--suite nope", "--suite"},
+      {"--backend nope", "--backend"},
+      {"--bogus", "--bogus"},
+      {"--p abc", "--p"},
+      {"--topn-inputs 0 --suite torchbench --data x.json", "--topn"},
+      {"--topn-inputs 3", "--topn-inputs is only supported for the torchbench suite"},
+      {"--check-overhead-dominated-ops", "--check-overhead-dominated-ops is only supported"},
+      {"--log-level LOUD", "--log-level"},
+      {"--device tpu", "--device"},
+      {"--num-workers x", "--num-workers"},
+  };
+  for (const auto& c : cases) {
+    const Outcome o = run(c.args);
+    EXPECT_EQ(o.exit_code, 2) << c.args << "\n" << o.err;
+    EXPECT_NE(o.err.find(c.expected), std::string::npos) << c.args << " -> " << o.err;
+    EXPECT_TRUE(o.out.empty()) << c.args << " printed scores: " << o.out;
+  }
+}
+
+TEST_F(CliUsage, FeaturesNotBuiltYetSaySoInsteadOfFallingBack) {
+  const BadFlag cases[] = {
+      {"--backend flag_gems", "not available yet"},
+      {"--backend llm", "not available yet"},
+      {"--suite opinfo", "not available yet"},
+      {"--suite facto", "not available yet"},
+      {"--num-workers 4", "not available yet"},
+      {"--suite torchbench", "pass --data"},
+      {"generate --suite smoke", "not available yet"},
+  };
+  for (const auto& c : cases) {
+    const Outcome o = run(c.args);
+    EXPECT_EQ(o.exit_code, 2) << c.args;
+    EXPECT_NE(o.err.find(c.expected), std::string::npos) << c.args << " -> " << o.err;
+  }
+}
+
+// Either a GPU is there and the run uses it, or the request is refused: never a silent CPU run.
+TEST_F(CliUsage, CudaIsUsedWhenRequestedOrRefused) {
+  const Outcome o = run("--device cuda --disable-output-logs");
+  if (o.exit_code == 0) {
+    EXPECT_NE(o.err.find("on cuda:0"), std::string::npos) << o.err;
+  } else {
+    EXPECT_EQ(o.exit_code, 2);
+    EXPECT_NE(o.err.find("CUDA is not available"), std::string::npos) << o.err;
+  }
+}
+
+}  // namespace
+}  // namespace backendbench::e2e
