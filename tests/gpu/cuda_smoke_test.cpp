@@ -1,0 +1,53 @@
+// GPU-only (ctest label `gpu`): the engine on a CUDA device.
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+#include <ATen/Context.h>
+
+#include "backends/aten.h"
+#include "inputs/materialize.h"
+#include "runner/evaluate.h"
+#include "suite/suite.h"
+#include "timing/timer.h"
+
+namespace backendbench {
+namespace {
+
+const c10::Device kCuda(c10::kCUDA, 0);
+
+class Cuda : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(at::hasCUDA()) << "GPU tests need a CUDA device"; }
+};
+
+TEST_F(Cuda, MaterializesDeterministicallyOnTheDevice) {
+  const spec::TensorSpec spec{{64, 32}, spec::Dtype::bf16, std::vector<int64_t>{1, 64}};
+  inputs::TensorFactory a(kCuda, 7), b(kCuda, 7);
+  const at::Tensor x = a.make(spec), y = b.make(spec);
+  EXPECT_TRUE(x.is_cuda());
+  EXPECT_EQ(x.strides(), at::IntArrayRef({1, 64}));
+  EXPECT_TRUE(at::equal(x, y));
+  EXPECT_TRUE(x.lt(0).any().item<bool>());
+}
+
+TEST_F(Cuda, EventsTimeAKernel) {
+  const at::Tensor x = at::randn({1 << 24}, at::TensorOptions().device(kCuda));
+  const auto t = timing::time_call(kCuda, [&] { (void)at::relu(x); });
+  EXPECT_GE(t.samples, 10u);
+  EXPECT_GT(t.median_ms, 0.0);
+  EXPECT_LE(t.min_ms, t.median_ms);
+}
+
+TEST_F(Cuda, SmokeSuiteIsCorrectAndAtenMatchesItself) {
+  backends::AtenBackend aten;
+  const auto results = runner::run_suite(suite::smoke_suite(kCuda), aten, {.device = kCuda});
+  ASSERT_FALSE(results.correctness.empty());
+  for (const auto& r : results.correctness) EXPECT_TRUE(r.is_correct) << r.args << ": " << r.error_msg;
+  ASSERT_EQ(results.performance.size(), 1u);
+  const auto& perf = results.performance[0];
+  ASSERT_TRUE(perf.successfully_ran) << perf.error_msg;
+  EXPECT_NEAR(*perf.speedup, 1.0, 0.1);
+}
+
+}  // namespace
+}  // namespace backendbench
