@@ -22,6 +22,8 @@ missing=()
 have_file() { compgen -G "$1" >/dev/null; }
 have_file /usr/include/CLI/CLI.hpp || missing+=(libcli11-dev)
 have_file /usr/include/nlohmann/json.hpp || missing+=(nlohmann-json3-dev)
+have_file '/usr/include/*/curl/curl.h' || have_file /usr/include/curl/curl.h \
+  || missing+=(libcurl4-openssl-dev)
 have_file '/usr/lib/*/cmake/GTest/GTestConfig.cmake' || have_file '/usr/lib/cmake/GTest/GTestConfig.cmake' \
   || missing+=(libgtest-dev)
 command -v cmake >/dev/null || missing+=(cmake)

@@ -33,7 +33,7 @@ std::string index_str(int64_t flat, at::IntArrayRef sizes) {
 
 class Comparer {
  public:
-  explicit Comparer(const Tolerance& tol) : tol_(tol) {}
+  Comparer(const Tolerance& tol, Depth depth) : tol_(tol), depth_(depth) {}
 
   void value(const std::string& where, const c10::IValue& expected, const c10::IValue& got) {
     if (!result_.matches) return;  // report the first mismatch only
@@ -91,9 +91,14 @@ class Comparer {
     if (expected.isBool() != got.isBool() || (expected.isInt() && !got.isInt())) {
       return fail(where, "expected " + expected.tagKind() + ", got " + got.tagKind());
     }
-    const double e = expected.isBool() ? expected.toBool() : expected.toScalar().toDouble();
-    const double g = got.isBool() ? got.toBool() : got.toScalar().toDouble();
-    tensor(where, at::scalar_tensor(e, at::kDouble), at::scalar_tensor(g, at::kDouble));
+    // Ints and bools must match exactly (as torch.testing does); doubles within tolerance.
+    if (!expected.isDouble()) {
+      const int64_t e = expected.isBool() ? expected.toBool() : expected.toInt();
+      const int64_t g = got.isBool() ? got.toBool() : got.toInt();
+      return tensor(where, at::scalar_tensor(e, at::kLong), at::scalar_tensor(g, at::kLong));
+    }
+    tensor(where, at::scalar_tensor(expected.toDouble(), at::kDouble),
+           at::scalar_tensor(got.toScalar().toDouble(), at::kDouble));
   }
 
   void tensor(const std::string& where, const at::Tensor& expected, const at::Tensor& got) {
@@ -111,6 +116,12 @@ class Comparer {
     }
     if (expected.device() != got.device()) {
       return fail(where, "device " + got.device().str() + " != expected " + expected.device().str());
+    }
+    if (depth_ == Depth::metadata) {
+      if (expected.strides() != got.strides()) {
+        fail(where, "strides " + shape_str(got.strides()) + " != expected " + shape_str(expected.strides()));
+      }
+      return;
     }
     if (expected.numel() == 0) return;
     if (!at::isFloatingType(expected.scalar_type()) && !at::isComplexType(expected.scalar_type())) {
@@ -154,7 +165,9 @@ class Comparer {
     const int64_t count = bad.sum().item<int64_t>();
     if (count == 0) return;
 
-    const int64_t worst = at::where(bad, diff, at::zeros_like(diff)).argmax().item<int64_t>();
+    // The worst mismatch: non-finite ones first (their diff is not a number), then the largest diff.
+    const at::Tensor score = at::where(finite, diff, at::full_like(diff, kInf));
+    const int64_t worst = at::where(bad, score, at::full_like(diff, -1.0)).argmax().item<int64_t>();
     const int64_t element = at::isComplexType(expected_in.scalar_type()) ? worst / 2 : worst;
     std::ostringstream why;
     why << "tensors are not close: " << count << " / " << e.numel() << " values mismatch ("
@@ -166,14 +179,15 @@ class Comparer {
   }
 
   Tolerance tol_;
+  Depth depth_;
   Comparison result_;
 };
 
 }  // namespace
 
 Comparison compare_outputs(const torch::jit::Stack& expected, const torch::jit::Stack& got,
-                           const Tolerance& tolerance) {
-  Comparer comparer(tolerance);
+                           const Tolerance& tolerance, Depth depth) {
+  Comparer comparer(tolerance, depth);
   if (expected.size() != got.size()) {
     Comparison c;
     c.matches = false;

@@ -26,7 +26,11 @@ struct Comparison {
   std::optional<double> max_rel_error;  // |got - expected| / |expected|; inf where expected is 0
 };
 
+// What to compare: values, or only metadata (dtype, shape, device, strides) for
+// operators whose outputs are uninitialized memory (empty, empty_like, ...).
+enum class Depth { values, metadata };
+
 Comparison compare_outputs(const torch::jit::Stack& expected, const torch::jit::Stack& got,
-                           const Tolerance& tolerance = {});
+                           const Tolerance& tolerance = {}, Depth depth = Depth::values);
 
 }  // namespace backendbench::check

@@ -2,8 +2,10 @@
 #include <exception>
 #include <iostream>
 
+#include "cli/dataset_command.h"
 #include "cli/options.h"
 #include "cli/run_command.h"
+#include "cli/trace_command.h"
 
 int main(int argc, char** argv) {
   using namespace backendbench::cli;
@@ -17,6 +19,10 @@ int main(int argc, char** argv) {
         throw UsageError{"generate is not available yet in this build"};
       case Command::Kind::run:
         return run_command(command.run, command.command_line);
+      case Command::Kind::dataset:
+        return dataset_command(command.dataset);
+      case Command::Kind::trace:
+        return trace_command(command.trace);
     }
   } catch (const UsageError& e) {
     std::cerr << "backendbench: error: " << e.message << "\nRun 'backendbench --help' for the options.\n";

@@ -24,6 +24,13 @@ const std::vector<std::string> kSuites{"smoke", "opinfo", "torchbench", "facto"}
 const std::vector<std::string> kBackends{"aten", "flag_gems", "directory", "pregenerated",
                                          "llm", "llm-relay", "kernel_agent"};
 
+CLI::Option* add_log_level(CLI::App& cmd, std::string& level) {
+  return cmd.add_option("--log-level", level, "DEBUG, INFO, WARNING, ERROR or CRITICAL (default: $LOG_LEVEL or INFO)")
+      ->check([](const std::string& v) {
+        return log::level_from_name(v) ? std::string() : "must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL";
+      });
+}
+
 void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--suite", o.suite, "Which suite to run")->check(CLI::IsMember(kSuites))->capture_default_str();
   cmd.add_option("--backend", o.backend, "Which backend to run")->check(CLI::IsMember(kBackends))->capture_default_str();
@@ -40,10 +47,7 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--num-workers", o.num_workers, "Number of worker processes (not available yet)")
       ->check(kPositive);
   cmd.add_option("--p", o.p, "Speedup threshold of the perf@p score")->capture_default_str();
-  cmd.add_option("--log-level", o.log_level, "DEBUG, INFO, WARNING, ERROR or CRITICAL (default: $LOG_LEVEL or INFO)")
-      ->check([](const std::string& v) {
-        return log::level_from_name(v) ? std::string() : "must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL";
-      });
+  add_log_level(cmd, o.log_level);
   cmd.add_option("--device", o.device, "cuda, cuda:N or cpu (default: cuda when available, else cpu)");
   cmd.add_option("--seed", o.seed, "Seed mixed into every test's inputs")->capture_default_str();
   cmd.add_option("--ops-directory", o.ops_directory, "directory backend: folder of operator kernels")
@@ -64,6 +68,28 @@ void add_generate_options(CLI::App& cmd, GenerateOptions& o) {
   cmd.add_option("--run-id", o.run_id, "Name of the run folder under generated_kernels/");
 }
 
+void add_dataset_options(CLI::App& cmd, DatasetOptions& o) {
+  cmd.add_option("--data", o.data, "A trace file or a folder of trace files")->required();
+  cmd.add_option("--out", o.out, "The dataset .json to write")->required();
+  cmd.add_option("--ops", o.ops, "Comma-separated operator filters");
+  cmd.add_option("--device", o.device, "cuda, cuda:N or cpu (default: cuda when available, else cpu)");
+  cmd.add_option("--seed", o.seed, "Seed mixed into every input")->capture_default_str();
+  add_log_level(cmd, o.log_level);
+}
+
+void add_trace_options(CLI::App& cmd, TraceOptions& o) {
+  cmd.add_option("--data", o.data, "Inputs to replay: a trace file, a folder of them, or a dataset .json")->required();
+  cmd.add_option("--out", o.out, "The trace file to write")->required();
+  cmd.add_option("--device", o.device, "cuda, cuda:N or cpu (default: cuda when available, else cpu)");
+  add_log_level(cmd, o.log_level);
+}
+
+void validate_device(const std::string& device) {
+  if (!device.empty() && device != "cpu" && device != "cuda" && device.rfind("cuda:", 0) != 0) {
+    throw UsageError{"--device: must be cuda, cuda:N or cpu, got '" + device + "'"};
+  }
+}
+
 void validate(const RunOptions& o) {
   if (o.suite != "torchbench") {
     if (o.topn_inputs) throw UsageError{"--topn-inputs is only supported for the torchbench suite"};
@@ -73,9 +99,7 @@ void validate(const RunOptions& o) {
     if (!o.data.empty()) throw UsageError{"--data is only supported for the torchbench suite"};
   }
   if (!std::isfinite(o.p)) throw UsageError{"--p: must be a finite number, got " + std::to_string(o.p)};
-  if (!o.device.empty() && o.device != "cpu" && o.device != "cuda" && o.device.rfind("cuda:", 0) != 0) {
-    throw UsageError{"--device: must be cuda, cuda:N or cpu, got '" + o.device + "'"};
-  }
+  validate_device(o.device);
 }
 
 std::string quoted(const std::string& arg) {
@@ -94,7 +118,7 @@ Command parse_command_line(int argc, const char* const* argv) {
   for (const auto& a : args) command.command_line += " " + quoted(a);
 
   if (const char* env = std::getenv("LOG_LEVEL"); env && log::level_from_name(env)) {
-    command.run.log_level = env;
+    command.run.log_level = command.dataset.log_level = command.trace.log_level = env;
   }
 
   CLI::App app{"backendbench: correctness and performance of PyTorch operator backends"};
@@ -104,26 +128,46 @@ Command parse_command_line(int argc, const char* const* argv) {
   add_run_options(*run, command.run);
   CLI::App* generate = app.add_subcommand("generate", "Generate kernels with an LLM (not available yet)");
   add_generate_options(*generate, command.generate);
+  CLI::App* dataset = app.add_subcommand("dataset", "Build the dataset JSON from trace files, timing every input on the device");
+  add_dataset_options(*dataset, command.dataset);
+  CLI::App* trace = app.add_subcommand("trace", "Replay inputs with the ATen tracer on and write what ran as a trace file");
+  add_trace_options(*trace, command.trace);
 
   const bool wants_top_help = !args.empty() && (args[0] == "--help" || args[0] == "-h");
   if (wants_top_help) {
     command.kind = Command::Kind::help;
-    command.help_text = app.help() + "\n" + run->help();
+    command.help_text = app.help() + "\n" + run->help() + "\n" + dataset->help() + "\n" + trace->help();
     return command;
   }
-  if (args.empty() || (args[0] != "run" && args[0] != "generate")) args.insert(args.begin(), "run");
+  const bool named = !args.empty() && (args[0] == "run" || args[0] == "generate" || args[0] == "dataset" || args[0] == "trace");
+  if (!named) args.insert(args.begin(), "run");
   std::reverse(args.begin(), args.end());  // CLI11 takes the vector back to front
   try {
     app.parse(args);
   } catch (const CLI::CallForHelp&) {
     command.kind = Command::Kind::help;
-    command.help_text = (generate->parsed() ? generate : run)->help();
+    for (CLI::App* sub : {generate, dataset, trace, run}) {
+      if (sub->parsed() || sub == run) {
+        command.help_text = sub->help();
+        break;
+      }
+    }
     return command;
   } catch (const CLI::ParseError& e) {
     throw UsageError{e.what()};
   }
   if (generate->parsed()) {
     command.kind = Command::Kind::generate;
+    return command;
+  }
+  if (dataset->parsed()) {
+    validate_device(command.dataset.device);
+    command.kind = Command::Kind::dataset;
+    return command;
+  }
+  if (trace->parsed()) {
+    validate_device(command.trace.device);
+    command.kind = Command::Kind::trace;
     return command;
   }
   validate(command.run);

@@ -38,10 +38,30 @@ struct GenerateOptions {
   std::string run_id;
 };
 
+// `backendbench dataset`: trace files -> the dataset JSON, measured on the device.
+struct DatasetOptions {
+  std::string data;  // trace file or folder
+  std::string out;   // dataset .json to write
+  std::string ops;
+  std::string device;
+  uint64_t seed = 0;
+  std::string log_level = "INFO";
+};
+
+// `backendbench trace`: replays inputs with the tracer on, writing what ran as a trace file.
+struct TraceOptions {
+  std::string data;
+  std::string out;
+  std::string device;
+  std::string log_level = "INFO";
+};
+
 struct Command {
-  enum class Kind { run, generate, help } kind = Kind::run;
+  enum class Kind { run, generate, dataset, trace, help } kind = Kind::run;
   RunOptions run;
   GenerateOptions generate;
+  DatasetOptions dataset;
+  TraceOptions trace;
   std::string help_text;  // for Kind::help
   std::string command_line;  // as typed, for OVERALL_SUMMARY.md
 };

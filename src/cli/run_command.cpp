@@ -1,15 +1,17 @@
 #include "cli/run_command.h"
 
+#include "cli/device.h"
+
 #include <chrono>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <stdexcept>
 
-#include <ATen/Context.h>
 #include <torch/version.h>
 
 #include "backends/backend.h"
+#include "data/download.h"
 #include "data/select.h"
 #include "report/run_folder.h"
 #include "report/scores.h"
@@ -19,19 +21,6 @@
 
 namespace backendbench::cli {
 namespace {
-
-c10::Device choose_device(const std::string& requested) {
-  if (requested.empty()) return at::hasCUDA() ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
-  c10::Device device(requested);
-  if (device.is_cuda()) {
-    if (!at::hasCUDA()) {
-      throw UsageError{"--device " + requested +
-                       ": CUDA is not available (this torch has no CUDA support or no GPU is visible)"};
-    }
-    if (!device.has_index()) device.set_index(0);
-  }
-  return device;
-}
 
 suite::Suite load_suite(const RunOptions& o, c10::Device device) {
   const auto filters = data::split_op_filters(o.ops);
@@ -48,7 +37,9 @@ suite::Suite load_suite(const RunOptions& o, c10::Device device) {
     data::Selection selection{.op_filters = filters,
                               .topn_inputs = o.topn_inputs,
                               .overhead_dominated_only = o.check_overhead_dominated_ops};
-    return suite::torchbench_suite(o.data, selection);
+    // A URL is fetched once into the cache folder; later runs read the cached file.
+    const std::filesystem::path path = data::is_url(o.data) ? data::fetch_to_cache(o.data) : std::filesystem::path(o.data);
+    return suite::torchbench_suite(path, selection);
   }
   throw UsageError{"--suite " + o.suite + " is not available yet in this build (available: smoke, torchbench)"};
 }

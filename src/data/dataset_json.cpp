@@ -132,6 +132,15 @@ InputRecord read_record(const json& record, size_t index, const std::string& fil
 
 }  // namespace
 
+void detail::add_dataset_record(const json& record, size_t index, const std::string& file,
+                                RecordMerger& merger, std::vector<Diagnostic>& diagnostics) {
+  try {
+    merger.add(read_record(record, index, file));
+  } catch (const FieldError& e) {
+    diagnostics.push_back({{file, 0}, "record " + std::to_string(index) + ": " + e.message});
+  }
+}
+
 LoadedInputs load_dataset_json(const fs::path& path) {
   LoadedInputs out;
   const std::string file = path.string();
@@ -158,11 +167,7 @@ LoadedInputs load_dataset_json(const fs::path& path) {
   }
   detail::RecordMerger merger;
   for (size_t i = 0; i < records->size(); ++i) {
-    try {
-      merger.add(read_record((*records)[i], i, file));
-    } catch (const FieldError& e) {
-      out.diagnostics.push_back({{file, 0}, "record " + std::to_string(i) + ": " + e.message});
-    }
+    detail::add_dataset_record((*records)[i], i, file, merger, out.diagnostics);
   }
   out.records = merger.take();
   return out;

@@ -21,12 +21,7 @@ LoadedInputs load_inputs(const fs::path& path) {
   std::transform(ext.begin(), ext.end(), ext.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (ext == ".json") return load_dataset_json(path);
-  if (ext == ".parquet") {
-    return {{},
-            {{{path.string(), 0},
-              "parquet datasets need Apache Arrow, which this build does not have; convert it to "
-              "the dataset JSON (the card's backend_bench_problems.json) and pass that"}}};
-  }
+  if (ext == ".parquet") return load_dataset_parquet(path);
   // `.txt` and anything else: trace files carry no fixed extension.
   return load_traces(path);
 }

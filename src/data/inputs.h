@@ -68,8 +68,14 @@ LoadedInputs load_traces(const std::filesystem::path& file_or_folder);
 // Problems name the record by its 0-based index ("record 3", as jq's `.[3]`).
 LoadedInputs load_dataset_json(const std::filesystem::path& file);
 
+// The card's backend_bench_problems.parquet: the same fields and rules as the
+// JSON (list<string> or string for why_excluded / in_models; null cells take
+// the defaults), read with Apache Arrow. Builds without Arrow (see
+// BACKENDBENCH_WITH_PARQUET) return a diagnostic naming the JSON alternative.
+LoadedInputs load_dataset_parquet(const std::filesystem::path& file);
+
 // Dispatches on what the path is: a folder or a `.txt` file -> traces, `.json`
-// -> dataset. `.parquet` yields a diagnostic naming the JSON alternative.
+// -> dataset JSON, `.parquet` -> dataset parquet.
 LoadedInputs load_inputs(const std::filesystem::path& path);
 
 }  // namespace backendbench::data

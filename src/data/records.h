@@ -8,6 +8,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "data/inputs.h"
 
 namespace backendbench::data::detail {
@@ -31,6 +33,13 @@ class RecordMerger {
   std::vector<InputRecord> records_;
   std::unordered_map<std::string, size_t> index_;  // op_name + '\n' + args_text -> records_
 };
+
+// Adds one dataset record (an object with the card's fields, read as
+// load_dataset_json describes) to `merger`; a missing or mistyped field instead
+// adds a diagnostic naming record `index`. The parquet loader turns each row
+// into such an object, so both formats follow the same field rules.
+void add_dataset_record(const nlohmann::json& record, size_t index, const std::string& file,
+                        RecordMerger& merger, std::vector<Diagnostic>& diagnostics);
 
 // Strips surrounding whitespace (spaces, tabs, \r, \n).
 std::string_view trim(std::string_view s);

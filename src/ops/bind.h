@@ -19,7 +19,7 @@
 namespace backendbench::ops {
 
 struct BindError {
-  std::string message;  // e.g. "argument 'alpha' expects Scalar, got [1, 2]"
+  std::string message;  // e.g. "argument 'alpha' expects number, got [1, 2]"
 };
 
 std::variant<torch::jit::Stack, BindError> bind(const c10::FunctionSchema& schema,

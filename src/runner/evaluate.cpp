@@ -4,37 +4,15 @@
 #include <optional>
 #include <variant>
 
-#include <c10/util/Exception.h>
-#include <c10/util/Type.h>
-
+#include "inputs/constraints.h"
 #include "inputs/materialize.h"
-#include "ops/bind.h"
 #include "ops/resolve.h"
+#include "runner/failure.h"
+#include "runner/prepare.h"
 #include "util/log.h"
 
 namespace backendbench::runner {
 namespace {
-
-struct Failure {
-  std::string type;
-  std::string message;
-  std::string traceback;
-};
-
-// Runs `fn`; an exception becomes a Failure carrying its C++ type and message.
-template <typename Fn>
-std::optional<Failure> capture(Fn&& fn) {
-  try {
-    fn();
-    return std::nullopt;
-  } catch (const c10::Error& e) {
-    return Failure{c10::demangle(typeid(e).name()), e.what_without_backtrace(), e.what()};
-  } catch (const std::exception& e) {
-    return Failure{c10::demangle(typeid(e).name()), e.what(), ""};
-  } catch (...) {
-    return Failure{"unknown", "a non-standard exception was thrown", ""};
-  }
-}
 
 // Inputs bound to the schema, ready to call: one copy for each side.
 struct Prepared {
@@ -114,21 +92,13 @@ class OperatorRun {
   }
 
   std::variant<Prepared, Failure> prepare(const data::InputRecord& input) {
-    if (!input.args) return Failure{"MalformedInput", input.error, ""};
-    Prepared p;
+    // The same seed twice: identical inputs, one copy for each side.
     const uint64_t seed = inputs::test_seed(op_name_, input.args_text, options_.seed);
+    Prepared p;
     for (auto* side : {&p.reference_inputs, &p.candidate_inputs}) {
-      inputs::TensorFactory tensors(options_.device, seed);  // same seed: identical inputs
-      std::variant<torch::jit::Stack, ops::BindError> bound;
-      if (auto f = capture([&] { bound = ops::bind(op_.schema(), *input.args, tensors); })) {
-        f->type = "InputError";
-        f->message = "could not make the inputs: " + f->message;
-        return *f;
-      }
-      if (auto* e = std::get_if<ops::BindError>(&bound)) {
-        return Failure{"ArgumentError", op_.schema().name() + ": " + e->message, ""};
-      }
-      *side = std::move(std::get<torch::jit::Stack>(bound));
+      auto prepared = prepare_inputs(op_, input, options_.device, seed);
+      if (auto* f = std::get_if<Failure>(&prepared)) return *f;
+      *side = std::move(std::get<torch::jit::Stack>(prepared));
     }
     return p;
   }
@@ -154,7 +124,10 @@ class OperatorRun {
       return *f;
     }
     std::optional<check::Comparison> comparison;
-    if (auto f = capture([&] { comparison = check::compare_outputs(expected, got, options_.tolerance); })) {
+    const auto depth = inputs::output_check(op_.operator_name()) == inputs::OutputCheck::metadata_only
+                           ? check::Depth::metadata
+                           : check::Depth::values;
+    if (auto f = capture([&] { comparison = check::compare_outputs(expected, got, options_.tolerance, depth); })) {
       f->message = "comparing outputs failed: " + f->message;
       return *f;
     }

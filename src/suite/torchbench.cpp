@@ -1,5 +1,8 @@
 #include "suite/suite.h"
 
+#include "inputs/constraints.h"
+#include "ops/resolve.h"
+
 namespace backendbench::suite {
 
 Suite torchbench_suite(const std::filesystem::path& data_path, const data::Selection& selection) {
@@ -10,6 +13,12 @@ Suite torchbench_suite(const std::filesystem::path& data_path, const data::Selec
   suite.diagnostics = std::move(loaded.diagnostics);
   suite.excluded = std::move(selected.excluded);
   for (auto& op : selected.operators) {
+    // Operators that cannot be tested (random, or no valid input) are excluded with that reason.
+    const ops::OperatorName name = ops::parse_operator_name(op.op_name);
+    if (auto reason = inputs::untestable_reason({name.ns + "::" + name.name, name.overload})) {
+      for (auto& input : op.inputs) suite.excluded.push_back({std::move(input), *reason});
+      continue;
+    }
     suite.operators.push_back({.op_name = op.op_name, .correctness = op.inputs, .performance = std::move(op.inputs)});
   }
   return suite;

@@ -201,17 +201,6 @@ TEST(LoadInputs, DispatchesOnWhatThePathIs) {
   EXPECT_EQ(load_inputs(txt).records[0].in_models, std::vector<std::string>{"b"});
 }
 
-TEST(LoadInputs, ParquetNamesTheJsonAlternative) {
-  TempDir dir;
-  const auto file = dir.write("backend_bench_problems.parquet", "PAR1");
-  const LoadedInputs loaded = load_inputs(file);
-  EXPECT_TRUE(loaded.records.empty());
-  ASSERT_EQ(loaded.diagnostics.size(), 1u);
-  EXPECT_EQ(loaded.diagnostics[0].message,
-            "parquet datasets need Apache Arrow, which this build does not have; convert it to the "
-            "dataset JSON (the card's backend_bench_problems.json) and pass that");
-}
-
 TEST(LoadInputs, MissingPathIsDiagnostic) {
   TempDir dir;
   const LoadedInputs loaded = load_inputs(dir.path() / "missing.json");

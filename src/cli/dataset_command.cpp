@@ -1,0 +1,36 @@
+#include "cli/dataset_command.h"
+
+#include <iostream>
+
+#include "cli/device.h"
+#include "data/dataset_write.h"
+#include "data/select.h"
+#include "dataset/builder.h"
+#include "util/log.h"
+
+namespace backendbench::cli {
+
+int dataset_command(const DatasetOptions& o) {
+  log::set_level(*log::level_from_name(o.log_level));
+  const c10::Device device = choose_device(o.device);
+  data::LoadedInputs loaded = data::load_traces(o.data);
+  for (const auto& d : loaded.diagnostics) BB_LOG(warning) << d.where.describe() << ": " << d.message;
+  const auto filters = data::split_op_filters(o.ops);
+  if (!filters.empty()) {
+    std::erase_if(loaded.records, [&](const data::InputRecord& r) {
+      for (const auto& f : filters) {
+        if (r.op_name.find(f) != std::string::npos) return false;
+      }
+      return true;
+    });
+  }
+  const dataset::BuildSummary s =
+      dataset::measure_records(loaded.records, {.device = device, .seed = o.seed});
+  data::write_dataset_json(o.out, loaded.records);
+  std::cout << "dataset: " << s.inputs << " inputs, " << s.runnable << " runnable, " << s.included
+            << " included in the benchmark, " << s.overhead_dominated << " overhead-dominated (launch floor "
+            << s.launch_floor_ms << " ms on " << device.str() << ") -> " << o.out << "\n";
+  return 0;
+}
+
+}  // namespace backendbench::cli

@@ -1,0 +1,51 @@
+#include "cli/trace_command.h"
+
+#include <iostream>
+
+#include "cli/device.h"
+#include "inputs/materialize.h"
+#include "ops/resolve.h"
+#include "runner/prepare.h"
+#include "trace/tracer.h"
+#include "util/log.h"
+
+namespace backendbench::cli {
+
+int trace_command(const TraceOptions& o) {
+  log::set_level(*log::level_from_name(o.log_level));
+  const c10::Device device = choose_device(o.device);
+  const data::LoadedInputs loaded = data::load_inputs(o.data);
+  for (const auto& d : loaded.diagnostics) BB_LOG(warning) << d.where.describe() << ": " << d.message;
+
+  trace::Tracer tracer;
+  size_t replayed = 0;
+  for (const auto& r : loaded.records) {
+    const ops::OperatorName name = ops::parse_operator_name(r.op_name);
+    auto resolved = ops::resolve(name);
+    if (auto* e = std::get_if<ops::ResolveError>(&resolved)) {
+      BB_LOG(warning) << r.where.describe() << ": " << e->message;
+      continue;
+    }
+    const auto& op = std::get<c10::OperatorHandle>(resolved);
+    auto prepared = runner::prepare_inputs(op, r, device, inputs::test_seed(name.short_name(), r.args_text, 0));
+    if (auto* f = std::get_if<runner::Failure>(&prepared)) {
+      BB_LOG(warning) << r.where.describe() << ": " << f->type << ": " << f->message;
+      continue;
+    }
+    auto& stack = std::get<torch::jit::Stack>(prepared);
+    // Only the call itself is recorded, not the making of its inputs.
+    tracer.start();
+    auto failure = runner::capture([&] { op.callBoxed(stack); });
+    tracer.stop();
+    if (failure) {
+      BB_LOG(warning) << r.where.describe() << ": " << r.op_name << " raised: " << failure->message;
+      continue;
+    }
+    ++replayed;
+  }
+  tracer.write(o.out);
+  std::cout << "trace: replayed " << replayed << " of " << loaded.records.size() << " inputs -> " << o.out << "\n";
+  return 0;
+}
+
+}  // namespace backendbench::cli

@@ -1,0 +1,76 @@
+#include "dataset/builder.h"
+
+#include <ATen/ATen.h>
+
+#include "data/dataset_write.h"
+#include "inputs/constraints.h"
+#include "inputs/materialize.h"
+#include "ops/resolve.h"
+#include "runner/failure.h"
+#include "runner/prepare.h"
+#include "util/log.h"
+
+namespace backendbench::dataset {
+namespace {
+
+// Checks and times one record; returns the reasons it is not runnable (empty when it ran).
+std::vector<std::string> measure(data::InputRecord& r, const BuildOptions& o, double floor_ms) {
+  if (!r.args) return {"malformed input: " + r.error};
+  const ops::OperatorName name = ops::parse_operator_name(r.op_name);
+  auto resolved = ops::resolve(name);
+  if (auto* e = std::get_if<ops::ResolveError>(&resolved)) return {e->message};
+  const auto& op = std::get<c10::OperatorHandle>(resolved);
+
+  const uint64_t seed = inputs::test_seed(name.short_name(), r.args_text, o.seed);
+  auto prepared = runner::prepare_inputs(op, r, o.device, seed);
+  if (auto* f = std::get_if<runner::Failure>(&prepared)) return {f->type + ": " + f->message};
+  const auto& args = std::get<torch::jit::Stack>(prepared);
+
+  timing::Timing t;
+  if (auto f = runner::capture([&] {
+        t = timing::time_call(o.device, [&] {
+          torch::jit::Stack stack = args;
+          op.callBoxed(stack);
+        }, o.timing);
+      })) {
+    return {"the ATen reference raised: " + f->type + ": " + f->message};
+  }
+  r.runtime_ms = t.median_ms;
+  r.relative_runtime_to_kernel_launch = floor_ms > 0 ? t.median_ms / floor_ms : 0.0;
+  r.is_overhead_dominated_op = *r.relative_runtime_to_kernel_launch < o.overhead_threshold;
+  return {};
+}
+
+}  // namespace
+
+double measure_launch_floor(c10::Device device, const timing::TimingOptions& timing) {
+  const auto options = at::TensorOptions().device(device);
+  return timing::time_call(device, [&] { (void)at::empty({0}, options); }, timing).median_ms;
+}
+
+BuildSummary measure_records(std::vector<data::InputRecord>& records, const BuildOptions& o) {
+  BuildSummary summary;
+  summary.launch_floor_ms = measure_launch_floor(o.device, o.timing);
+  BB_LOG(info) << "launch floor (empty(0) on " << o.device.str() << "): " << summary.launch_floor_ms << " ms";
+  for (auto& r : records) {
+    ++summary.inputs;
+    r.uuid = data::input_uuid(r.op_name, r.args_text);
+    r.why_excluded = measure(r, o, summary.launch_floor_ms);
+    r.runnable = r.why_excluded.empty();
+    if (r.runnable) {
+      const ops::OperatorName name = ops::parse_operator_name(r.op_name);
+      if (auto reason = inputs::untestable_reason({name.ns + "::" + name.name, name.overload})) {
+        r.why_excluded.push_back(*reason);
+      }
+    }
+    if (r.is_synthetic) r.why_excluded.push_back("synthetic input (cnt: 0)");
+    r.included_in_benchmark = r.why_excluded.empty();
+    summary.runnable += r.runnable;
+    summary.included += r.included_in_benchmark;
+    summary.overhead_dominated += r.is_overhead_dominated_op.value_or(false);
+    if (summary.inputs % 500 == 0) BB_LOG(info) << "measured " << summary.inputs << "/" << records.size() << " inputs";
+  }
+  return summary;
+}
+
+}  // namespace backendbench::dataset
