@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Builds backendbench on a GPU machine and runs the checks named as arguments,
+# writing logs and artifacts under $OUT (default ./gpu_out):
+#   smoke     the smoke suite on CUDA
+#   ctest     every test, the gpu-labelled ones included
+#   trace     traces of the model zoo (tools/trace_models.py) -> $OUT/traces.tgz
+#   dataset   the dataset JSON from data/torchbench/traces -> $OUT/dataset.json
+#   torchbench  the torchbench suite over the shipped dataset -> $OUT/torchbench_run/
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-gpu_out}
+mkdir -p "$OUT"
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 HF_HUB_OFFLINE=1
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee "$OUT/gpu.txt"
+if [ ! -f build/build.ninja ]; then
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_PREFIX_PATH="$(python3 -c 'import torch;print(torch.utils.cmake_prefix_path)')" >"$OUT/configure.log" 2>&1 \
+    || { tail -30 "$OUT/configure.log"; exit 1; }
+fi
+cmake --build build -j "$(nproc)" >"$OUT/build.log" 2>&1 || { grep -E "error|Error" "$OUT/build.log" | head -30; exit 1; }
+echo "build ok"
+for step in "$@"; do
+  echo "=== $step"
+  case "$step" in
+    smoke) build/backendbench --suite smoke --backend aten --log-dir "$OUT/smoke_run" 2>&1 | tee "$OUT/smoke.txt" ;;
+    ctest) ctest --test-dir build -j 8 --output-on-failure >"$OUT/ctest.txt" 2>&1; tail -15 "$OUT/ctest.txt" ;;
+    trace) rm -rf /tmp/traces && timeout "${TRACE_TIMEOUT:-300}" python3 tools/trace_models.py \
+             --lib build/libbackendbench_trace.so --out /tmp/traces --dtype "${TRACE_DTYPE:-f16}" 2>&1 | tee "$OUT/trace.txt" | tail -60
+           tar czf "$OUT/traces.tgz" -C /tmp traces ;;
+    dataset) build/backendbench dataset --data data/torchbench/traces --out "$OUT/dataset.json" 2>&1 | tail -20 ;;
+    torchbench) build/backendbench --suite torchbench --log-dir "$OUT/torchbench_run" 2>"$OUT/torchbench_stderr.txt" | tee "$OUT/torchbench.txt" ;;
+  esac
+done
