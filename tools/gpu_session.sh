@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Builds backendbench on a GPU machine and runs the checks named as arguments,
-# writing logs and artifacts under $OUT (default ./gpu_out):
+# writing logs and artifacts:
 #   smoke     the smoke suite on CUDA
 #   ctest     every test, the gpu-labelled ones included
-#   trace     traces of the model zoo (tools/trace_models.py) -> $OUT/traces.tgz
-#   dataset   the dataset JSON from data/torchbench/traces -> $OUT/dataset.json
-#   torchbench  the torchbench suite over the shipped dataset -> $OUT/torchbench_run/
+#   trace     traces of the model zoo (tools/trace_models.py) -> traces/
+#   dataset   the dataset JSON from data/torchbench/traces -> dataset.json
+#   torchbench  the torchbench suite over the shipped dataset -> torchbench_run/
+# Everything lands in one archive, $RESULTS (default ./gpu_results.tgz).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-OUT=${OUT:-gpu_out}
-mkdir -p "$OUT"
+RESULTS=${RESULTS:-gpu_results.tgz}
+OUT=$(mktemp -d)
+trap 'tar czf "$RESULTS" -C "$OUT" .' EXIT
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 HF_HUB_OFFLINE=1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee "$OUT/gpu.txt"
 if [ ! -f build/build.ninja ]; then
@@ -24,9 +26,8 @@ for step in "$@"; do
   case "$step" in
     smoke) build/backendbench --suite smoke --backend aten --log-dir "$OUT/smoke_run" 2>&1 | tee "$OUT/smoke.txt" ;;
     ctest) ctest --test-dir build -j 8 --output-on-failure >"$OUT/ctest.txt" 2>&1; tail -15 "$OUT/ctest.txt" ;;
-    trace) rm -rf /tmp/traces && timeout "${TRACE_TIMEOUT:-300}" python3 tools/trace_models.py \
-             --lib build/libbackendbench_trace.so --out /tmp/traces --dtype "${TRACE_DTYPE:-f16}" 2>&1 | tee "$OUT/trace.txt" | tail -60
-           tar czf "$OUT/traces.tgz" -C /tmp traces ;;
+    trace) timeout "${TRACE_TIMEOUT:-300}" python3 tools/trace_models.py --lib build/libbackendbench_trace.so \
+             --out "$OUT/traces" --dtype "${TRACE_DTYPE:-f16}" 2>&1 | tee "$OUT/trace.txt" | tail -60 ;;
     dataset) build/backendbench dataset --data data/torchbench/traces --out "$OUT/dataset.json" 2>&1 | tail -20 ;;
     torchbench) build/backendbench --suite torchbench --log-dir "$OUT/torchbench_run" 2>"$OUT/torchbench_stderr.txt" | tee "$OUT/torchbench.txt" ;;
   esac
