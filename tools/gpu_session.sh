@@ -19,7 +19,7 @@ if [ ! -f build/build.ninja ]; then
     -DCMAKE_PREFIX_PATH="$(python3 -c 'import torch;print(torch.utils.cmake_prefix_path)')" >"$OUT/configure.log" 2>&1 \
     || { tail -30 "$OUT/configure.log"; exit 1; }
 fi
-cmake --build build -j "$(nproc)" >"$OUT/build.log" 2>&1 || { grep -E "error|Error" "$OUT/build.log" | head -30; exit 1; }
+cmake --build build -j "$(nproc)" -- -k 0 >"$OUT/build.log" 2>&1 || { grep -E "error|Error" "$OUT/build.log" | head -30; exit 1; }
 echo "build ok"
 for step in "$@"; do
   echo "=== $step"

@@ -34,11 +34,11 @@ PerformanceResult performance(const std::string& op, std::optional<double> speed
   return r;
 }
 
-const OperatorSummary& find(const std::vector<OperatorSummary>& ops, const std::string& name) {
+const OperatorSummary& find(const std::vector<OperatorSummary>& ops, std::string_view name) {
   for (const auto& op : ops) {
     if (op.op_name == name) return op;
   }
-  throw std::runtime_error("no operator " + name);
+  throw std::runtime_error("no operator " + std::string(name));
 }
 
 // a: all correct, speedups 2 and 8.  b: one failure of each kind.
