@@ -41,7 +41,27 @@ std::vector<std::string> measure(data::InputRecord& r, const BuildOptions& o, do
   return {};
 }
 
+// Inputs that make an otherwise deterministic operator draw random numbers
+// (attention with dropout_p > 0): their outputs cannot be compared.
+std::optional<std::string> random_input_reason(const data::InputRecord& r) {
+  const ops::OperatorName name = ops::parse_operator_name(r.op_name);
+  auto resolved = ops::resolve(name);
+  if (!std::holds_alternative<c10::OperatorHandle>(resolved) || !r.args) return std::nullopt;
+  const auto& schema = std::get<c10::OperatorHandle>(resolved).schema();
+  const auto index = schema.argumentIndexWithName("dropout_p");
+  if (!index) return std::nullopt;
+  const spec::Value* value = nullptr;
+  if (static_cast<size_t>(*index) < r.args->args.size()) value = &r.args->args[*index];
+  for (const auto& [key, v] : r.args->kwargs) {
+    if (key == "dropout_p") value = &v;
+  }
+  const double* p = value ? value->get_if<double>() : nullptr;
+  if (p && *p > 0.0) return "random operator: dropout_p = " + std::to_string(*p) + " draws a random mask";
+  return std::nullopt;
+}
+
 }  // namespace
+
 
 double measure_launch_floor(c10::Device device, const timing::TimingOptions& timing) {
   const auto options = at::TensorOptions().device(device);
@@ -61,6 +81,8 @@ BuildSummary measure_records(std::vector<data::InputRecord>& records, const Buil
       const ops::OperatorName name = ops::parse_operator_name(r.op_name);
       if (auto reason = inputs::untestable_reason({name.ns + "::" + name.name, name.overload})) {
         r.why_excluded.push_back(*reason);
+      } else if (auto random = random_input_reason(r)) {
+        r.why_excluded.push_back(*random);
       }
     }
     if (r.is_synthetic) r.why_excluded.push_back("synthetic input (cnt: 0)");
