@@ -12,6 +12,7 @@ cd "$(dirname "$0")/.."
 RESULTS=${RESULTS:-gpu_results.tgz}
 OUT=$(mktemp -d)
 trap 'tar czf "$RESULTS" -C "$OUT" .' EXIT
+trap 'exit 143' TERM INT
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 HF_HUB_OFFLINE=1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee "$OUT/gpu.txt"
 if [ ! -f build/build.ninja ]; then
