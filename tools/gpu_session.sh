@@ -3,6 +3,7 @@
 # writing logs and artifacts:
 #   smoke     the smoke suite on CUDA
 #   ctest     every test, the gpu-labelled ones included
+#   gputest   the gpu-labelled tests only
 #   trace     traces of the model zoo (tools/trace_models.py) -> traces/
 #   dataset   the dataset JSON from data/torchbench/traces -> dataset.json
 #   torchbench  the torchbench suite over the shipped dataset -> torchbench_run/
@@ -26,10 +27,13 @@ for step in "$@"; do
   echo "=== $step"
   case "$step" in
     smoke) build/backendbench --suite smoke --backend aten --log-dir "$OUT/smoke_run" 2>&1 | tee "$OUT/smoke.txt" ;;
-    ctest) ctest --test-dir build -j 8 --output-on-failure >"$OUT/ctest.txt" 2>&1; tail -15 "$OUT/ctest.txt" ;;
+    ctest) ctest --test-dir build -j 8 --output-on-failure >"$OUT/ctest.txt" 2>&1; tail -15 "$OUT/ctest.txt"
+      grep -B2 -A12 "Failure$" "$OUT/ctest.txt" | head -60 ;;
+    gputest) ctest --test-dir build -L gpu --output-on-failure 2>&1 | tail -40 ;;
     trace) timeout "${TRACE_TIMEOUT:-300}" python3 tools/trace_models.py --lib build/libbackendbench_trace.so \
              --out "$OUT/traces" --dtype "${TRACE_DTYPE:-f16}" 2>&1 | tee "$OUT/trace.txt" | tail -60 ;;
     dataset) build/backendbench dataset --data data/torchbench/traces --out "$OUT/dataset.json" 2>&1 | tail -20 ;;
-    torchbench) build/backendbench --suite torchbench --log-dir "$OUT/torchbench_run" 2>"$OUT/torchbench_stderr.txt" | tee "$OUT/torchbench.txt" ;;
+    torchbench) data=data/torchbench/dataset.json; [ -f "$OUT/dataset.json" ] && data=$OUT/dataset.json
+      timeout "${TORCHBENCH_TIMEOUT:-3000}" build/backendbench --suite torchbench --data "$data" --log-dir "$OUT/torchbench_run" 2>"$OUT/torchbench_stderr.txt" | tee "$OUT/torchbench.txt" ;;
   esac
 done

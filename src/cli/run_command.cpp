@@ -3,6 +3,7 @@
 #include "cli/device.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
@@ -22,6 +23,18 @@
 namespace backendbench::cli {
 namespace {
 
+// The dataset this project ships (built from its traces by `backendbench dataset` on an H200):
+// $BACKENDBENCH_DATA_DIR/torchbench/dataset.json, the source tree's data/ by default.
+std::string shipped_dataset() {
+  const char* env = std::getenv("BACKENDBENCH_DATA_DIR");
+  const std::filesystem::path file = std::filesystem::path(env ? env : BACKENDBENCH_DATA_DIR) / "torchbench" / "dataset.json";
+  if (!std::filesystem::exists(file)) {
+    throw UsageError{"--suite torchbench: the shipped dataset " + file.string() +
+                     " is missing; pass --data PATH (a trace file, a folder of them, a dataset .json or a URL)"};
+  }
+  return file.string();
+}
+
 suite::Suite load_suite(const RunOptions& o, c10::Device device) {
   const auto filters = data::split_op_filters(o.ops);
   if (o.suite == "smoke") {
@@ -30,15 +43,12 @@ suite::Suite load_suite(const RunOptions& o, c10::Device device) {
     return s;
   }
   if (o.suite == "torchbench") {
-    if (o.data.empty()) {
-      throw UsageError{"--suite torchbench: the shipped dataset is not available yet; pass --data PATH "
-                       "(a trace file, a folder of trace files, or a dataset .json)"};
-    }
+    const std::string source = o.data.empty() ? shipped_dataset() : o.data;
     data::Selection selection{.op_filters = filters,
                               .topn_inputs = o.topn_inputs,
                               .overhead_dominated_only = o.check_overhead_dominated_ops};
     // A URL is fetched once into the cache folder; later runs read the cached file.
-    const std::filesystem::path path = data::is_url(o.data) ? data::fetch_to_cache(o.data) : std::filesystem::path(o.data);
+    const std::filesystem::path path = data::is_url(source) ? data::fetch_to_cache(source) : std::filesystem::path(source);
     return suite::torchbench_suite(path, selection);
   }
   throw UsageError{"--suite " + o.suite + " is not available yet in this build (available: smoke, torchbench)"};

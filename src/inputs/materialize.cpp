@@ -5,6 +5,7 @@
 
 #include <ATen/ATen.h>
 #include <ATen/core/Generator.h>
+#include <c10/util/strides.h>
 
 namespace backendbench::inputs {
 
@@ -72,9 +73,12 @@ at::Tensor TensorFactory::make(const spec::TensorSpec& spec) {
   const auto type = to_scalar_type(spec.dtype);
   const uint64_t seed = seed_ + 0x9E3779B97F4A7C15ULL * ++made_;
   const int64_t extent = spec::storage_extent(spec);
-  at::Tensor buffer = random_buffer(extent, type, device_, seed);
-  if (!spec.stride) return buffer.view(spec.shape);
-  return buffer.as_strided(spec.shape, *spec.stride);
+  const at::Tensor buffer = random_buffer(extent, type, device_, seed);
+  // Not a view of the buffer but a tensor of its own over the buffer's
+  // storage: operators such as detach_ refuse views, and traced inputs were not views.
+  const c10::DimVector strides = spec.stride ? c10::DimVector(spec.stride->begin(), spec.stride->end())
+                                             : c10::contiguous_strides(spec.shape);
+  return at::empty({0}, buffer.options()).set_(buffer.storage(), 0, spec.shape, strides);
 }
 
 }  // namespace backendbench::inputs

@@ -3,7 +3,7 @@
 #include <optional>
 #include <stdexcept>
 
-#include <ATen/core/Tensor.h>
+#include <ATen/ATen.h>
 #include <ATen/core/jit_type.h>
 
 #include "spec/serialize.h"
@@ -64,6 +64,12 @@ class Converter {
         return convert(type->castRaw<c10::OptionalType>()->getElementType(), v, fixed_size);
       case K::TensorType:
         if (const auto* t = v.get_if<spec::TensorSpec>()) return tensors_.make(*t);
+        // Python passes numbers where a Tensor is expected as 0-d "wrapped
+        // number" tensors (so `add.Tensor(x, 1e-06)` promotes like a scalar);
+        // traces record them as plain numbers.
+        if (v.is<double>() || v.is<int64_t>() || v.is<bool>()) return wrapped_number(v);
+        // An undefined tensor (e.g. sdpa backward's attn_bias) is recorded as None.
+        if (v.is<spec::None>()) return at::Tensor();
         mismatch(type, v);
       case K::IntType:
       case K::SymIntType:
@@ -110,6 +116,15 @@ class Converter {
       default:
         throw Mismatch("has type " + type->annotation_str() + ", which is not supported yet");
     }
+  }
+
+  static at::Tensor wrapped_number(const spec::Value& v) {
+    at::Tensor t;
+    if (const auto* d = v.get_if<double>()) t = at::scalar_tensor(*d, at::kDouble);
+    else if (const auto* i = v.get_if<int64_t>()) t = at::scalar_tensor(*i, at::kLong);
+    else t = at::scalar_tensor(v.as<bool>(), at::kBool);
+    t.unsafeGetTensorImpl()->set_wrapped_number(true);
+    return t;
   }
 
   c10::IValue scalar_type(const c10::TypePtr& type, const spec::Value& v) {

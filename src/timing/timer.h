@@ -13,8 +13,8 @@ namespace backendbench::timing {
 struct TimingOptions {
   size_t warmup = 3;          // untimed calls first
   size_t min_samples = 10;
-  size_t max_samples = 200;
-  double budget_ms = 100.0;   // stop sampling once this much time was measured (after min_samples)
+  size_t max_samples = 100;
+  double budget_ms = 25.0;    // stop sampling once this much time was measured (after min_samples)
 };
 
 struct Timing {

@@ -53,7 +53,7 @@ TEST_F(CliUsage, FeaturesNotBuiltYetSaySoInsteadOfFallingBack) {
       {"--suite opinfo", "not available yet"},
       {"--suite facto", "not available yet"},
       {"--num-workers 4", "not available yet"},
-      {"--suite torchbench", "pass --data"},
+      
       {"generate --suite smoke", "not available yet"},
   };
   for (const auto& c : cases) {

@@ -30,6 +30,27 @@ TEST(Bind, PositionalTensorsAndKeywordScalar) {
   EXPECT_EQ(stack[2].toInt(), 2);
 }
 
+// Traces record Python numbers passed for Tensor parameters as plain numbers:
+// they bind as 0-d wrapped-number tensors, so type promotion keeps the tensor's dtype.
+TEST(Bind, NumberForATensorParameterIsAWrappedNumber) {
+  const auto stack = bind_ok("aten.add.Tensor", "((T([2, 3], f16), 1e-06), {})");
+  const at::Tensor other = stack[1].toTensor();
+  EXPECT_EQ(other.dim(), 0);
+  EXPECT_TRUE(other.unsafeGetTensorImpl()->is_wrapped_number());
+  EXPECT_EQ(other.item<double>(), 1e-06);
+  auto out = stack;
+  op_handle("aten.add.Tensor").callBoxed(out);
+  EXPECT_EQ(out[0].toTensor().scalar_type(), at::kHalf);
+  EXPECT_TRUE(bind_ok("aten.mul.Tensor", "((T([4], i32), 2), {})")[1].toTensor().is_floating_point() == false);
+}
+
+// An undefined tensor argument (sdpa backward's attn_bias) is recorded as None.
+TEST(Bind, NoneForATensorParameterIsAnUndefinedTensor) {
+  const auto stack = bind_ok("aten.add.Tensor", "((T([2], f32), None), {})");
+  ASSERT_TRUE(stack[1].isTensor());
+  EXPECT_FALSE(stack[1].toTensor().defined());
+}
+
 TEST(Bind, DefaultsFillTheRest) {
   const auto stack = bind_ok("aten.add.Tensor", "((T([2, 3], f32), T([2, 3], f32)), {})");
   ASSERT_EQ(stack.size(), 3u);
