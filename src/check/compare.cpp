@@ -33,7 +33,8 @@ std::string index_str(int64_t flat, at::IntArrayRef sizes) {
 
 class Comparer {
  public:
-  Comparer(const Tolerance& tol, Depth depth) : tol_(tol), depth_(depth) {}
+  explicit Comparer(const Tolerance& tol) : tol_(tol) {}
+  void set_depth(Depth depth) { depth_ = depth; }
 
   void value(const std::string& where, const c10::IValue& expected, const c10::IValue& got) {
     if (!result_.matches) return;  // report the first mismatch only
@@ -179,22 +180,25 @@ class Comparer {
   }
 
   Tolerance tol_;
-  Depth depth_;
+  Depth depth_ = Depth::values;
   Comparison result_;
 };
 
 }  // namespace
 
 Comparison compare_outputs(const torch::jit::Stack& expected, const torch::jit::Stack& got,
-                           const Tolerance& tolerance, Depth depth) {
-  Comparer comparer(tolerance, depth);
+                           const Tolerance& tolerance, const std::vector<Depth>& depths) {
+  Comparer comparer(tolerance);
   if (expected.size() != got.size()) {
     Comparison c;
     c.matches = false;
     c.mismatch = "expected " + std::to_string(expected.size()) + " outputs, got " + std::to_string(got.size());
     return c;
   }
-  for (size_t i = 0; i < expected.size(); ++i) comparer.value("output " + std::to_string(i), expected[i], got[i]);
+  for (size_t i = 0; i < expected.size(); ++i) {
+    comparer.set_depth(i < depths.size() ? depths[i] : Depth::values);
+    comparer.value("output " + std::to_string(i), expected[i], got[i]);
+  }
   return std::move(comparer).result();
 }
 

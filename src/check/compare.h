@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <ATen/core/stack.h>
 
@@ -30,7 +31,8 @@ struct Comparison {
 // operators whose outputs are uninitialized memory (empty, empty_like, ...).
 enum class Depth { values, metadata };
 
+// `depths[i]` says how output i is compared; outputs beyond `depths` compare values.
 Comparison compare_outputs(const torch::jit::Stack& expected, const torch::jit::Stack& got,
-                           const Tolerance& tolerance = {}, Depth depth = Depth::values);
+                           const Tolerance& tolerance = {}, const std::vector<Depth>& depths = {});
 
 }  // namespace backendbench::check

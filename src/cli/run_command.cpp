@@ -14,6 +14,7 @@
 #include "backends/backend.h"
 #include "data/download.h"
 #include "data/select.h"
+#include "ops/resolve.h"
 #include "report/run_folder.h"
 #include "report/scores.h"
 #include "runner/evaluate.h"
@@ -101,7 +102,10 @@ int run_command(const RunOptions& o, const std::string& command_line) {
   BB_LOG(info) << "suite " << suite.name << ": " << suite.operators.size() << " operators, "
                << suite.excluded.size() << " inputs excluded, on " << run.device.str();
 
-  const report::RunResults results = runner::run_suite(suite, *backend, run);
+  report::RunResults results = runner::run_suite(suite, *backend, run);
+  for (const auto& e : suite.excluded) {
+    results.excluded.push_back({ops::parse_operator_name(e.record.op_name).short_name(), e.record.args_text, e.reason});
+  }
   const report::Scores scores = report::compute_scores(report::summarize_operators(results), o.p);
   std::cout << report::score_lines(scores) << std::flush;
 

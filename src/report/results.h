@@ -29,12 +29,21 @@ struct PerformanceResult {
   bool successfully_ran = false;
 };
 
+// An input the suite left out without running it, and why (the dataset's
+// why_excluded, a synthetic input, a random operator, --topn-inputs, ...).
+struct ExcludedTest {
+  std::string op_name;
+  std::string args;
+  std::string reason;
+};
+
 // Everything one run produced. `operators` lists every operator that was
 // evaluated, in order, so operators whose tests all failed still count.
 struct RunResults {
   std::vector<std::string> operators;
   std::vector<CorrectnessResult> correctness;
   std::vector<PerformanceResult> performance;
+  std::vector<ExcludedTest> excluded;  // so that every input is accounted for
 };
 
 }  // namespace backendbench::report

@@ -1,6 +1,7 @@
 // OVERALL_SUMMARY.md: output.py's layout, plus how failures are scored, the
 // environment of the run, and a speedup table sorted by number.
 #include <algorithm>
+#include <map>
 #include <sstream>
 
 #include "report/format.h"
@@ -88,10 +89,32 @@ void write_speedup_table(std::ostringstream& md, const std::vector<OperatorSumma
   }
 }
 
+// Excluded inputs counted by reason, most frequent first.
+void write_exclusions(std::ostringstream& md, const std::vector<ExcludedTest>& excluded) {
+  std::map<std::string, size_t> by_reason;
+  for (const auto& e : excluded) ++by_reason[e.reason];
+  std::vector<std::pair<std::string, size_t>> rows(by_reason.begin(), by_reason.end());
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  md << "## Excluded Inputs\n\n"
+     << excluded.size() << " inputs were left out without running; `excluded_tests.json` lists each.\n\n";
+  if (rows.empty()) return;
+  md << "| Reason | Inputs |\n|--------|--------|\n";
+  for (const auto& [reason, count] : rows) md << "| " << md_cell(reason) << " | " << count << " |\n";
+  md << "\n";
+}
+
 }  // namespace
 
+std::string excluded_json(const std::vector<ExcludedTest>& excluded) {
+  nlohmann::ordered_json all = nlohmann::ordered_json::array();
+  for (const auto& e : excluded) {
+    all.push_back({{"op_name", e.op_name}, {"args", e.args}, {"reason", e.reason}});
+  }
+  return all.dump(2, ' ', true, nlohmann::json::error_handler_t::replace);
+}
+
 std::string overall_summary_md(const std::vector<OperatorSummary>& ops, const Scores& scores,
-                               const RunInfo& info) {
+                               const RunInfo& info, const std::vector<ExcludedTest>& excluded) {
   const std::string p = python_float(scores.p);
   std::ostringstream md;
   md << "# BackendBench Run Summary\n\n"
@@ -107,12 +130,14 @@ std::string overall_summary_md(const std::vector<OperatorSummary>& ops, const Sc
      << "- **Perf@" << p << " Score**: Rate of correct samples with a speedup greater than " << p
      << "\n\n";
   write_failure_rules(md, scores);
+  write_exclusions(md, excluded);
   write_environment(md, info.environment);
   md << "## Output Files\n\n"
      << "The following files are saved in this directory:\n\n"
      << "- `full_results.json`: Complete test results for all operators\n"
      << "- `operator_summary.csv`: Operator-level summary statistics\n"
      << "- `failed_tests.json`: Log of failed tests (if any)\n"
+     << "- `excluded_tests.json`: Inputs left out without running, with the reason\n"
      << "- `OVERALL_SUMMARY.md`: This file\n\n";
   write_speedup_table(md, ops);
   return md.str();

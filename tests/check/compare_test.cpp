@@ -280,3 +280,22 @@ TEST(Compare, FirstMismatchIsReported) {
 
 }  // namespace
 }  // namespace backendbench::check
+
+namespace backendbench::check {
+namespace {
+
+// Per-output depth: RNG bookkeeping outputs (philox seeds) compare by metadata only.
+TEST(CompareDepths, MetadataOnlyOutputsIgnoreValuesButNotShapes) {
+  const torch::jit::Stack expected{at::ones({2}), at::tensor({int64_t{7}})};
+  const torch::jit::Stack differs{at::ones({2}), at::tensor({int64_t{8}})};
+  const torch::jit::Stack reshaped{at::ones({2}), at::tensor({int64_t{7}, int64_t{7}})};
+  const std::vector<Depth> depths{Depth::values, Depth::metadata};
+  EXPECT_FALSE(compare_outputs(expected, differs).matches);
+  EXPECT_TRUE(compare_outputs(expected, differs, {}, depths).matches);
+  const Comparison c = compare_outputs(expected, reshaped, {}, depths);
+  EXPECT_FALSE(c.matches);
+  EXPECT_NE(c.mismatch.find("output 1"), std::string::npos) << c.mismatch;
+}
+
+}  // namespace
+}  // namespace backendbench::check

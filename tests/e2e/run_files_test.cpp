@@ -126,6 +126,12 @@ TEST_F(CliRun, OpsFilterAndDatasetExclusions) {
   const std::string csv = read_file(dir_ / "out" / "operator_summary.csv");
   EXPECT_NE(csv.find("relu.default,2,1,1,1,1,0,0"), std::string::npos) << csv;
   EXPECT_EQ(csv.find("mul.Tensor"), std::string::npos) << csv;
+  // The input the dataset leaves out is accounted for, with its reason.
+  const auto excluded = read_json(dir_ / "out" / "excluded_tests.json");
+  ASSERT_EQ(excluded.size(), 1u) << excluded.dump();
+  EXPECT_EQ(excluded[0]["op_name"], "relu.default");
+  EXPECT_EQ(excluded[0]["reason"], "too small");
+  EXPECT_NE(read_file(dir_ / "out" / "OVERALL_SUMMARY.md").find("| too small | 1 |"), std::string::npos);
   EXPECT_NE(o.out.find("correctness score (mean pass rate over all operators): 1.00"), std::string::npos);
 }
 
