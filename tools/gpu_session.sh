@@ -7,6 +7,7 @@
 #   trace     traces of the model zoo (tools/trace_models.py) -> traces/
 #   dataset   the dataset JSON from data/torchbench/traces -> dataset.json
 #   torchbench  the torchbench suite over the shipped dataset -> torchbench_run/
+#   roundtrip trace real models, replay each trace with `backendbench trace`, compare operators
 # Everything lands in one archive, $RESULTS (default ./gpu_results.tgz).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -35,5 +36,13 @@ for step in "$@"; do
     dataset) build/backendbench dataset --data data/torchbench/traces --out "$OUT/dataset.json" 2>&1 | tail -20 ;;
     torchbench) data=data/torchbench/dataset.json; [ -f "$OUT/dataset.json" ] && data=$OUT/dataset.json
       timeout "${TORCHBENCH_TIMEOUT:-3000}" build/backendbench --suite torchbench --data "$data" --log-dir "$OUT/torchbench_run" 2>"$OUT/torchbench_stderr.txt" | tee "$OUT/torchbench.txt" ;;
+    roundtrip) python3 tools/trace_models.py --lib build/libbackendbench_trace.so --out "$OUT/roundtrip" \
+                 --models "${ROUNDTRIP_MODELS:-hf_BertForMaskedLM,timm_resnet18}" 2>&1 | tail -3
+      for f in "$OUT"/roundtrip/*.txt; do
+        build/backendbench trace --data "$f" --out "${f%.txt}.replayed" --log-level WARNING 2>&1 | tail -3
+        if diff <(grep ^Operator "$f") <(grep ^Operator "${f%.txt}.replayed"); then
+          echo "round trip ok: $(basename "$f"): $(grep -c ^Operator "$f") operators, the same after replay"
+        else echo "round trip FAILED: $(basename "$f")"; fi
+      done ;;
   esac
 done
