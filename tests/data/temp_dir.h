@@ -9,6 +9,8 @@
 
 #include <unistd.h>
 
+#include "support/remove_tree.h"
+
 namespace backendbench::testing {
 
 class TempDir {
@@ -17,13 +19,10 @@ class TempDir {
     static std::atomic<int> counter{0};
     path_ = std::filesystem::temp_directory_path() /
             ("bb_data_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    std::filesystem::remove_all(path_);
+    remove_tree(path_);
     std::filesystem::create_directories(path_);
   }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
+  ~TempDir() { remove_tree(path_); }
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
 

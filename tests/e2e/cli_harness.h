@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/remove_tree.h"
+
 namespace backendbench::e2e {
 
 struct Outcome {
@@ -39,7 +41,7 @@ class CliTest : public ::testing::Test {
            ("bb_e2e_" + std::to_string(::getpid()) + "_" + std::to_string(rd()));
     std::filesystem::create_directories(dir_);
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void TearDown() override { backendbench::testing::remove_tree(dir_); }
 
   std::filesystem::path write(const std::string& name, const std::string& text) {
     const auto p = dir_ / name;

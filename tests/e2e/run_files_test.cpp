@@ -53,7 +53,7 @@ TEST_F(CliRun, DefaultLogDirIsTimestampedAndDisableOutputLogsWritesNothing) {
       ++folders;
       EXPECT_EQ(name.size(), std::string("backendbench_output_20261121_120000").size()) << name;
       EXPECT_TRUE(std::filesystem::exists(entry.path() / "OVERALL_SUMMARY.md"));
-      std::filesystem::remove_all(entry.path());
+      backendbench::testing::remove_tree(entry.path());
     }
   }
   EXPECT_EQ(folders, 1u);

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/remove_tree.h"
+
 namespace {
 
 TEST(CudaRun, IndexOperatorsAndUnknownOperatorNeverAbortTheRun) {
@@ -42,7 +44,7 @@ TEST(CudaRun, IndexOperatorsAndUnknownOperatorNeverAbortTheRun) {
   EXPECT_EQ(total, 7u);
   EXPECT_EQ(correct, 6u);
   EXPECT_EQ(unknown, 1u);
-  std::filesystem::remove_all(dir);
+  backendbench::testing::remove_tree(dir);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/run_folder.h"
+#include "support/remove_tree.h"
 
 namespace backendbench::report {
 namespace {
@@ -136,9 +137,9 @@ class RunFolderTest : public ::testing::Test {
     root_ = fs::temp_directory_path() /
             ("bb_report_" + std::to_string(::getpid()) + "_" +
              ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
+    backendbench::testing::remove_tree(root_);
   }
-  void TearDown() override { fs::remove_all(root_); }
+  void TearDown() override { backendbench::testing::remove_tree(root_); }
   fs::path root_;
 };
 

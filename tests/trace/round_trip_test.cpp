@@ -12,6 +12,7 @@
 #include <string>
 
 #include "trace/tracer.h"
+#include "support/remove_tree.h"
 
 namespace backendbench::trace {
 namespace {
@@ -61,7 +62,7 @@ TEST(TraceRoundTrip, ReplayingATraceReproducesItsOperators) {
   EXPECT_GE(original.size(), 12u);
   EXPECT_TRUE(original.contains("aten.convolution_backward.default"));
   EXPECT_EQ(replayed, original);
-  fs::remove_all(dir);
+  backendbench::testing::remove_tree(dir);
 }
 
 }  // namespace
