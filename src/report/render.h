@@ -15,7 +15,7 @@ namespace backendbench::report::detail {
 std::string results_json(const RunResults& results, bool failed_only);
 std::string operator_summary_csv(const std::vector<OperatorSummary>& ops);
 std::string overall_summary_md(const std::vector<OperatorSummary>& ops, const Scores& scores,
-                               const RunInfo& info, const std::vector<ExcludedTest>& excluded);
+                               const RunInfo& info, const RunResults& results);
 // excluded_tests.json: the inputs the suite left out, with their reasons.
 std::string excluded_json(const std::vector<ExcludedTest>& excluded);
 

@@ -37,6 +37,13 @@ struct ExcludedTest {
   std::string reason;
 };
 
+// An operator whose candidate kernel was derived from the backend's kernel for
+// its functional overload (add_.Tensor and add.out from add.Tensor).
+struct DerivedKernel {
+  std::string op_name;       // "add_.Tensor"
+  std::string derived_from;  // "add.Tensor"
+};
+
 // Everything one run produced. `operators` lists every operator that was
 // evaluated, in order, so operators whose tests all failed still count.
 struct RunResults {
@@ -44,6 +51,7 @@ struct RunResults {
   std::vector<CorrectnessResult> correctness;
   std::vector<PerformanceResult> performance;
   std::vector<ExcludedTest> excluded;  // so that every input is accounted for
+  std::vector<DerivedKernel> derived;
 };
 
 }  // namespace backendbench::report

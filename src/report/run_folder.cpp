@@ -37,7 +37,7 @@ void write_run_folder(const fs::path& dir, const RunResults& results, const RunI
   write_file(dir / "failed_tests.json", detail::results_json(results, true));
   write_file(dir / "operator_summary.csv", detail::operator_summary_csv(ops));
   write_file(dir / "excluded_tests.json", detail::excluded_json(results.excluded));
-  write_file(dir / "OVERALL_SUMMARY.md", detail::overall_summary_md(ops, scores, info, results.excluded));
+  write_file(dir / "OVERALL_SUMMARY.md", detail::overall_summary_md(ops, scores, info, results));
 }
 
 }  // namespace backendbench::report

@@ -103,6 +103,18 @@ void write_exclusions(std::ostringstream& md, const std::vector<ExcludedTest>& e
   md << "\n";
 }
 
+// Kernels the backend did not provide but that were derived from its
+// functional kernels, so a reader knows what was really measured.
+void write_derived(std::ostringstream& md, const std::vector<DerivedKernel>& derived) {
+  if (derived.empty()) return;
+  md << "## Derived Kernels\n\n"
+     << "These operators ran the backend's kernel for their functional overload, then copied the result "
+        "into self (in-place) or out (out=):\n\n"
+     << "| Operator | Derived From |\n|----------|--------------|\n";
+  for (const auto& d : derived) md << "| " << md_cell(d.op_name) << " | " << md_cell(d.derived_from) << " |\n";
+  md << "\n";
+}
+
 }  // namespace
 
 std::string excluded_json(const std::vector<ExcludedTest>& excluded) {
@@ -114,7 +126,7 @@ std::string excluded_json(const std::vector<ExcludedTest>& excluded) {
 }
 
 std::string overall_summary_md(const std::vector<OperatorSummary>& ops, const Scores& scores,
-                               const RunInfo& info, const std::vector<ExcludedTest>& excluded) {
+                               const RunInfo& info, const RunResults& results) {
   const std::string p = python_float(scores.p);
   std::ostringstream md;
   md << "# BackendBench Run Summary\n\n"
@@ -130,7 +142,8 @@ std::string overall_summary_md(const std::vector<OperatorSummary>& ops, const Sc
      << "- **Perf@" << p << " Score**: Rate of correct samples with a speedup greater than " << p
      << "\n\n";
   write_failure_rules(md, scores);
-  write_exclusions(md, excluded);
+  write_exclusions(md, results.excluded);
+  write_derived(md, results.derived);
   write_environment(md, info.environment);
   md << "## Output Files\n\n"
      << "The following files are saved in this directory:\n\n"

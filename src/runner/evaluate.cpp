@@ -5,6 +5,7 @@
 #include <unordered_set>
 #include <variant>
 
+#include "backends/variants.h"
 #include "inputs/constraints.h"
 #include "inputs/materialize.h"
 #include "ops/resolve.h"
@@ -197,13 +198,17 @@ report::RunResults run_suite(const suite::Suite& suite, backends::Backend& backe
       continue;
     }
     const auto& handle = std::get<c10::OperatorHandle>(resolved);
-    backends::Kernel kernel = backend.kernel_for(handle);
-    if (!kernel) {
+    backends::ResolvedKernel kernel = backends::resolve_kernel(backend, handle);
+    if (!kernel.kernel) {
       BB_LOG(info) << "skipping " << op_name << ": backend " << backend.name() << " does not implement it";
       continue;
     }
+    if (!kernel.derived_from.empty()) {
+      BB_LOG(info) << op_name << ": using the kernel derived from " << kernel.derived_from;
+      out.derived.push_back({op_name, kernel.derived_from});
+    }
     out.operators.push_back(op_name);
-    OperatorRun run(op_name, handle, std::move(kernel), options);
+    OperatorRun run(op_name, handle, std::move(kernel.kernel), options);
     size_t passed = 0;
     for (const auto& input : tests.correctness) {
       out.correctness.push_back(run.correctness(input));
