@@ -41,7 +41,9 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_flag("--check-overhead-dominated-ops", o.check_overhead_dominated_ops,
                "torchbench: run only the inputs flagged is_overhead_dominated_op");
   cmd.add_option("--data", o.data,
-                 "torchbench: a trace file, a folder of trace files, or a dataset .json with the card's fields");
+                 "torchbench: a trace file, a folder of trace files, a dataset .json (or .parquet when built with "
+                 "Arrow), an http(s) URL of one (fetched once into the cache), or 'remote' for "
+                 "$BACKENDBENCH_DATASET_URL / the published dataset (default: the shipped dataset)");
   cmd.add_option("--log-dir", o.log_dir, "Directory for the result files (default: backendbench_output_<timestamp>)");
   cmd.add_flag("--disable-output-logs", o.disable_output_logs, "Do not write the result files");
   cmd.add_option("--num-workers", o.num_workers, "Number of worker processes (not available yet)")

@@ -44,7 +44,8 @@ suite::Suite load_suite(const RunOptions& o, c10::Device device) {
     return s;
   }
   if (o.suite == "torchbench") {
-    const std::string source = o.data.empty() ? shipped_dataset() : o.data;
+    // "remote": the published dataset, $BACKENDBENCH_DATASET_URL or the card's Hugging Face file.
+    const std::string source = o.data.empty() ? shipped_dataset() : o.data == "remote" ? data::dataset_url() : o.data;
     data::Selection selection{.op_filters = filters,
                               .topn_inputs = o.topn_inputs,
                               .overhead_dominated_only = o.check_overhead_dominated_ops};
