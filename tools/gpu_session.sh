@@ -34,8 +34,8 @@ for step in "$@"; do
     trace) timeout "${TRACE_TIMEOUT:-300}" python3 tools/trace_models.py --lib build/libbackendbench_trace.so \
              --out "$OUT/traces" --dtype "${TRACE_DTYPE:-f16}" 2>&1 | tee "$OUT/trace.txt" | tail -60 ;;
     dataset) build/backendbench dataset --data data/torchbench/traces --out "$OUT/dataset.json" 2>&1 | tail -20 ;;
-    torchbench) data=data/torchbench/dataset.json; [ -f "$OUT/dataset.json" ] && data=$OUT/dataset.json
-      timeout "${TORCHBENCH_TIMEOUT:-3000}" build/backendbench --suite torchbench --data "$data" --log-dir "$OUT/torchbench_run" 2>"$OUT/torchbench_stderr.txt" | tee "$OUT/torchbench.txt" ;;
+    torchbench) data=(); [ -f "$OUT/dataset.json" ] && data=(--data "$OUT/dataset.json")  # else the shipped one
+      timeout "${TORCHBENCH_TIMEOUT:-3000}" build/backendbench --suite torchbench --backend aten "${data[@]}" --log-dir "$OUT/torchbench_run" 2>"$OUT/torchbench_stderr.txt" | tee "$OUT/torchbench.txt" ;;
     roundtrip) python3 tools/trace_models.py --lib build/libbackendbench_trace.so --out "$OUT/roundtrip" \
                  --models "${ROUNDTRIP_MODELS:-hf_BertForMaskedLM,timm_resnet18}" 2>&1 | tail -3
       for f in "$OUT"/roundtrip/*.txt; do
