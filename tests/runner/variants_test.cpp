@@ -51,7 +51,7 @@ TEST(Variants, InplaceAndOutOverloadsRunOnDerivedKernelsAndAreRecorded) {
   s.operators = {op_tests("aten.add_.Tensor", "((T([4, 5], f32), T([4, 5], f32)), {'alpha': 2})"),
                  op_tests("aten.add.out", "((T([4, 5], f32), T([5], f32)), {'out': T([0], f32)})"),
                  op_tests("aten.relu_.default", "((T([3, 3], f16),), {})"),
-                 op_tests("aten.max.dim_max", "((T([4, 6], f32), 1), {'max': T([4], f32), 'max_values': T([4], i64)})")};
+                 op_tests("aten.mul.out", "((T([4, 6], f32), T([4, 6], f32)), {'out': T([4, 6], f32)})")};
   FunctionalOnlyBackend backend;
   const auto results = runner::run_suite(s, backend, {});
   ASSERT_EQ(results.correctness.size(), 4u);
@@ -59,7 +59,7 @@ TEST(Variants, InplaceAndOutOverloadsRunOnDerivedKernelsAndAreRecorded) {
   ASSERT_EQ(results.derived.size(), 4u);
   EXPECT_EQ(results.derived[0].op_name, "add_.Tensor");
   EXPECT_EQ(results.derived[0].derived_from, "add.Tensor");
-  EXPECT_EQ(results.derived[3].derived_from, "max.dim");
+  EXPECT_EQ(results.derived[3].derived_from, "mul.Tensor");
 }
 
 TEST(Variants, DerivedKernelsCarryTheFunctionalKernelsMistakes) {
