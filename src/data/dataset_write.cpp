@@ -4,17 +4,10 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "util/hash.h"
+
 namespace backendbench::data {
 namespace {
-
-uint64_t fnv1a(std::string_view text, uint64_t basis) {
-  uint64_t h = basis;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
 
 template <typename T>
 nlohmann::ordered_json or_null(const std::optional<T>& v) {
@@ -25,8 +18,8 @@ nlohmann::ordered_json or_null(const std::optional<T>& v) {
 
 std::string input_uuid(const std::string& op_name, const std::string& args_text) {
   const std::string key = op_name + '\n' + args_text;
-  const uint64_t hi = fnv1a(key, 1469598103934665603ULL);
-  const uint64_t lo = fnv1a(key, 0x84222325CBF29CE4ULL);
+  const uint64_t hi = util::fnv1a(key);
+  const uint64_t lo = util::fnv1a(key, 0x84222325CBF29CE4ULL);
   char out[40];
   std::snprintf(out, sizeof out, "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(hi >> 32),
                 static_cast<unsigned>((hi >> 16) & 0xffff), static_cast<unsigned>(hi & 0xffff),

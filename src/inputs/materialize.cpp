@@ -7,6 +7,8 @@
 #include <ATen/core/Generator.h>
 #include <c10/util/strides.h>
 
+#include "util/hash.h"
+
 namespace backendbench::inputs {
 
 c10::ScalarType to_scalar_type(spec::Dtype dtype) {
@@ -30,18 +32,9 @@ c10::ScalarType to_scalar_type(spec::Dtype dtype) {
 }
 
 uint64_t test_seed(std::string_view op_name, std::string_view args_text, uint64_t run_seed) {
-  // FNV-1a: stable across runs and platforms, unlike std::hash.
-  uint64_t h = 1469598103934665603ULL ^ run_seed;
-  auto mix = [&h](std::string_view s) {
-    for (unsigned char c : s) {
-      h ^= c;
-      h *= 1099511628211ULL;
-    }
-  };
-  mix(op_name);
-  mix("|");
-  mix(args_text);
-  return h;
+  uint64_t h = util::fnv1a(op_name, util::kFnvOffsetBasis ^ run_seed);
+  h = util::fnv1a("|", h);
+  return util::fnv1a(args_text, h);
 }
 
 namespace {
