@@ -2,7 +2,7 @@
 
 #include <iostream>
 
-#include "cli/device.h"
+#include "cli/common.h"
 #include "data/dataset_write.h"
 #include "data/select.h"
 #include "dataset/builder.h"

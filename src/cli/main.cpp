@@ -2,6 +2,7 @@
 #include <exception>
 #include <iostream>
 
+#include "cli/bench_timing_command.h"
 #include "cli/dataset_command.h"
 #include "cli/options.h"
 #include "cli/run_command.h"
@@ -23,6 +24,8 @@ int main(int argc, char** argv) {
         return dataset_command(command.dataset);
       case Command::Kind::trace:
         return trace_command(command.trace);
+      case Command::Kind::bench_timing:
+        return bench_timing_command(command.bench_timing);
     }
   } catch (const UsageError& e) {
     std::cerr << "backendbench: error: " << e.message << "\nRun 'backendbench --help' for the options.\n";

@@ -86,6 +86,15 @@ void add_trace_options(CLI::App& cmd, TraceOptions& o) {
   add_log_level(cmd, o.log_level);
 }
 
+void add_bench_timing_options(CLI::App& cmd, BenchTimingOptions& o) {
+  cmd.add_option("--data", o.data, "The dataset .json (default: the shipped dataset)");
+  cmd.add_option("--inputs", o.inputs, "Number of inputs, spread from the fastest to the slowest")
+      ->check(kPositive)->capture_default_str();
+  cmd.add_option("--device", o.device, "cuda, cuda:N or cpu (default: cuda when available, else cpu)");
+  cmd.add_option("--out", o.out, "Write every input's speedup and timings to this JSON file");
+  add_log_level(cmd, o.log_level);
+}
+
 void validate_device(const std::string& device) {
   if (!device.empty() && device != "cpu" && device != "cuda" && device.rfind("cuda:", 0) != 0) {
     throw UsageError{"--device: must be cuda, cuda:N or cpu, got '" + device + "'"};
@@ -132,23 +141,25 @@ Command parse_command_line(int argc, const char* const* argv) {
   add_generate_options(*generate, command.generate);
   CLI::App* dataset = app.add_subcommand("dataset", "Build the dataset JSON from trace files, timing every input on the device");
   add_dataset_options(*dataset, command.dataset);
+  CLI::App* bench = app.add_subcommand("bench-timing", "Benchmark the timing engine: ATen against itself over dataset inputs");
+  add_bench_timing_options(*bench, command.bench_timing);
   CLI::App* trace = app.add_subcommand("trace", "Replay inputs with the ATen tracer on and write what ran as a trace file");
   add_trace_options(*trace, command.trace);
 
   const bool wants_top_help = !args.empty() && (args[0] == "--help" || args[0] == "-h");
   if (wants_top_help) {
     command.kind = Command::Kind::help;
-    command.help_text = app.help() + "\n" + run->help() + "\n" + dataset->help() + "\n" + trace->help();
+    command.help_text = app.help() + "\n" + run->help() + "\n" + dataset->help() + "\n" + trace->help() + "\n" + bench->help();
     return command;
   }
-  const bool named = !args.empty() && (args[0] == "run" || args[0] == "generate" || args[0] == "dataset" || args[0] == "trace");
+  const bool named = !args.empty() && (args[0] == "run" || args[0] == "generate" || args[0] == "dataset" || args[0] == "trace" || args[0] == "bench-timing");
   if (!named) args.insert(args.begin(), "run");
   std::reverse(args.begin(), args.end());  // CLI11 takes the vector back to front
   try {
     app.parse(args);
   } catch (const CLI::CallForHelp&) {
     command.kind = Command::Kind::help;
-    for (CLI::App* sub : {generate, dataset, trace, run}) {
+    for (CLI::App* sub : {generate, dataset, trace, bench, run}) {
       if (sub->parsed() || sub == run) {
         command.help_text = sub->help();
         break;
@@ -165,6 +176,11 @@ Command parse_command_line(int argc, const char* const* argv) {
   if (dataset->parsed()) {
     validate_device(command.dataset.device);
     command.kind = Command::Kind::dataset;
+    return command;
+  }
+  if (bench->parsed()) {
+    validate_device(command.bench_timing.device);
+    command.kind = Command::Kind::bench_timing;
     return command;
   }
   if (trace->parsed()) {

@@ -56,8 +56,18 @@ struct TraceOptions {
   std::string log_level = "INFO";
 };
 
+// `backendbench bench-timing`: ATen against itself, to measure the timing engine.
+struct BenchTimingOptions {
+  std::string data;        // dataset (default: the shipped one)
+  size_t inputs = 1000;    // how many inputs, spread from the fastest to the slowest
+  std::string device;
+  std::string out;         // optional JSON with every speedup
+  std::string log_level = "WARNING";
+};
+
 struct Command {
-  enum class Kind { run, generate, dataset, trace, help } kind = Kind::run;
+  enum class Kind { run, generate, dataset, trace, bench_timing, help } kind = Kind::run;
+  BenchTimingOptions bench_timing;
   RunOptions run;
   GenerateOptions generate;
   DatasetOptions dataset;

@@ -1,9 +1,8 @@
 #include "cli/run_command.h"
 
-#include "cli/device.h"
+#include "cli/common.h"
 
 #include <chrono>
-#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
@@ -23,18 +22,6 @@
 
 namespace backendbench::cli {
 namespace {
-
-// The dataset this project ships (built from its traces by `backendbench dataset` on an H200):
-// $BACKENDBENCH_DATA_DIR/torchbench/dataset.json, the source tree's data/ by default.
-std::string shipped_dataset() {
-  const char* env = std::getenv("BACKENDBENCH_DATA_DIR");
-  const std::filesystem::path file = std::filesystem::path(env ? env : BACKENDBENCH_DATA_DIR) / "torchbench" / "dataset.json";
-  if (!std::filesystem::exists(file)) {
-    throw UsageError{"--suite torchbench: the shipped dataset " + file.string() +
-                     " is missing; pass --data PATH (a trace file, a folder of them, a dataset .json or a URL)"};
-  }
-  return file.string();
-}
 
 suite::Suite load_suite(const RunOptions& o, c10::Device device) {
   const auto filters = data::split_op_filters(o.ops);

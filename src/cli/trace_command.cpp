@@ -2,7 +2,7 @@
 
 #include <iostream>
 
-#include "cli/device.h"
+#include "cli/common.h"
 #include "inputs/materialize.h"
 #include "ops/resolve.h"
 #include "runner/prepare.h"

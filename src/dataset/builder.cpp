@@ -7,6 +7,7 @@
 #include "inputs/materialize.h"
 #include "ops/resolve.h"
 #include "runner/failure.h"
+#include "runner/evaluate.h"
 #include "runner/prepare.h"
 #include "util/log.h"
 
@@ -35,8 +36,8 @@ std::vector<std::string> measure(data::InputRecord& r, const BuildOptions& o, do
       })) {
     return {"the ATen reference raised: " + f->type + ": " + f->message};
   }
-  r.runtime_ms = t.median_ms;
-  r.relative_runtime_to_kernel_launch = floor_ms > 0 ? t.median_ms / floor_ms : 0.0;
+  r.runtime_ms = t.median_ms();
+  r.relative_runtime_to_kernel_launch = floor_ms > 0 ? t.median_ms() / floor_ms : 0.0;
   r.is_overhead_dominated_op = *r.relative_runtime_to_kernel_launch < o.overhead_threshold;
   return {};
 }
@@ -63,14 +64,9 @@ std::optional<std::string> random_input_reason(const data::InputRecord& r) {
 }  // namespace
 
 
-double measure_launch_floor(c10::Device device, const timing::TimingOptions& timing) {
-  const auto options = at::TensorOptions().device(device);
-  return timing::time_call(device, [&] { (void)at::empty({0}, options); }, timing).median_ms;
-}
-
 BuildSummary measure_records(std::vector<data::InputRecord>& records, const BuildOptions& o) {
   BuildSummary summary;
-  summary.launch_floor_ms = measure_launch_floor(o.device, o.timing);
+  summary.launch_floor_ms = runner::measure_launch_floor(o.device, o.timing);
   BB_LOG(info) << "launch floor (empty(0) on " << o.device.str() << "): " << summary.launch_floor_ms << " ms";
   for (auto& r : records) {
     ++summary.inputs;

@@ -21,16 +21,14 @@ struct BuildOptions {
   c10::Device device = c10::Device(c10::kCPU);
   uint64_t seed = 0;
   double overhead_threshold = 1.3;
-  timing::TimingOptions timing{.warmup = 3, .min_samples = 10, .max_samples = 100, .budget_ms = 20.0};
+  timing::TimingOptions timing{.warmup = 3, .min_samples = 10, .max_samples = 100, .budget_ms = 20.0,
+                               .hold_stream = false};  // runtime_ms includes the dispatch, as the card's runtimes do
 };
 
 struct BuildSummary {
   double launch_floor_ms = 0.0;
   size_t inputs = 0, runnable = 0, included = 0, overhead_dominated = 0;
 };
-
-// Median time of `empty(0)` on the device: the cost of a call that does no work.
-double measure_launch_floor(c10::Device device, const timing::TimingOptions& timing);
 
 // Fills runnable, included_in_benchmark, why_excluded, runtime_ms,
 // relative_runtime_to_kernel_launch, is_overhead_dominated_op and uuid of

@@ -27,6 +27,12 @@ struct PerformanceResult {
   std::optional<double> reference_time_ms;  // ATen
   std::string error_msg;
   bool successfully_ran = false;
+  // Beyond BackendBench's fields: how far to trust the speedup.
+  std::optional<double> speedup_ci_low, speedup_ci_high;  // from the medians' 95% confidence intervals
+  size_t reference_samples = 0, benchmark_samples = 0;
+  std::string timing_mode;  // "kernel", "dispatch" or "host" (see timing/timer.h)
+  std::optional<double> relative_runtime_to_kernel_launch;  // reference time over the run's launch floor
+  std::optional<bool> is_overhead_dominated_op;            // relative_runtime_to_kernel_launch < 1.3
 };
 
 // An input the suite left out without running it, and why (the dataset's

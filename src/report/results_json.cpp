@@ -45,6 +45,14 @@ Json to_json(const PerformanceResult& r) {
   j["error_msg"] = r.error_msg;
   j["successfully_ran"] = r.successfully_ran;
   j["test_type"] = "performance";
+  j["speedup_ci_low"] = number_or_null(r.speedup_ci_low);
+  j["speedup_ci_high"] = number_or_null(r.speedup_ci_high);
+  j["reference_samples"] = r.reference_samples;
+  j["benchmark_samples"] = r.benchmark_samples;
+  j["timing_mode"] = r.timing_mode;
+  j["relative_runtime_to_kernel_launch"] = number_or_null(r.relative_runtime_to_kernel_launch);
+  j["is_overhead_dominated_op"] =
+      r.is_overhead_dominated_op ? Json(*r.is_overhead_dominated_op) : Json(nullptr);
   return j;
 }
 

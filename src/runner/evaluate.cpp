@@ -1,6 +1,8 @@
 #include "runner/evaluate.h"
 
 #include <cmath>
+
+#include <ATen/ATen.h>
 #include <optional>
 #include <unordered_set>
 #include <variant>
@@ -41,12 +43,14 @@ std::vector<check::Depth> output_depths(const c10::OperatorHandle& op) {
 
 class OperatorRun {
  public:
-  OperatorRun(std::string op_name, c10::OperatorHandle op, backends::Kernel kernel, const RunOptions& options)
+  OperatorRun(std::string op_name, c10::OperatorHandle op, backends::Kernel kernel, const RunOptions& options,
+              double floor_ms)
       : op_name_(std::move(op_name)),
         op_(std::move(op)),
         kernel_(std::move(kernel)),
         options_(options),
-        depths_(output_depths(op_)) {}
+        depths_(output_depths(op_)),
+        floor_ms_(floor_ms) {}
 
   report::CorrectnessResult correctness(const data::InputRecord& input) {
     report::CorrectnessResult r{.op_name = op_name_, .args = input.args_text};
@@ -90,26 +94,31 @@ class OperatorRun {
       return r;
     }
     Prepared& p = std::get<Prepared>(prepared);
-    timing::Timing reference, candidate;
+    timing::PairedTiming t;
     if (auto f = capture([&] {
-          reference = timing::time_call(options_.device, [&] { call_reference(p.reference_inputs); }, options_.timing);
+          t = timing::time_pair(
+              options_.device, [&] { call_reference(p.reference_inputs); },
+              [&] { call_candidate(p.candidate_inputs); }, options_.timing);
         })) {
-      r.error_msg = "timing the reference failed: " + f->type + ": " + f->message;
+      r.error_msg = "timing failed: " + f->type + ": " + f->message;
       return r;
     }
-    r.reference_time_ms = reference.median_ms;
-    if (auto f = capture([&] {
-          candidate = timing::time_call(options_.device, [&] { call_candidate(p.candidate_inputs); }, options_.timing);
-        })) {
-      r.error_msg = "timing the candidate failed: " + f->type + ": " + f->message;
+    r.reference_time_ms = t.reference.median_ms();
+    r.benchmark_time_ms = t.candidate.median_ms();
+    r.reference_samples = t.reference.stats.samples;
+    r.benchmark_samples = t.candidate.stats.samples;
+    r.timing_mode = t.reference.mode;
+    if (floor_ms_ > 0) {
+      r.relative_runtime_to_kernel_launch = t.reference.median_ms() / floor_ms_;
+      r.is_overhead_dominated_op = *r.relative_runtime_to_kernel_launch < options_.overhead_threshold;
+    }
+    if (!(t.candidate.median_ms() > 0.0)) {
+      r.error_msg = "the candidate's time was not measurable (" + std::to_string(t.candidate.median_ms()) + " ms)";
       return r;
     }
-    r.benchmark_time_ms = candidate.median_ms;
-    if (!(candidate.median_ms > 0.0)) {
-      r.error_msg = "the candidate's time was not measurable (" + std::to_string(candidate.median_ms) + " ms)";
-      return r;
-    }
-    r.speedup = reference.median_ms / candidate.median_ms;
+    r.speedup = t.speedup;
+    r.speedup_ci_low = t.speedup_low;
+    r.speedup_ci_high = t.speedup_high;
     r.successfully_ran = true;
     return r;
   }
@@ -169,6 +178,7 @@ class OperatorRun {
   backends::Kernel kernel_;
   const RunOptions& options_;
   const std::vector<check::Depth> depths_;
+  const double floor_ms_;
   std::unordered_set<std::string> passed_;  // args of the correctness tests that passed
 };
 
@@ -185,8 +195,18 @@ void fail_all(const suite::OperatorTests& tests, const std::string& op_name, con
 
 }  // namespace
 
+double measure_launch_floor(c10::Device device, const timing::TimingOptions& timing) {
+  timing::TimingOptions o = timing;
+  o.hold_stream = false;  // nothing runs on the device: what is measured is the dispatch
+  o.flush_l2 = false;
+  const auto options = at::TensorOptions().device(device);
+  return timing::time_call(device, [&] { (void)at::empty({0}, options); }, o).median_ms();
+}
+
 report::RunResults run_suite(const suite::Suite& suite, backends::Backend& backend, const RunOptions& options) {
   report::RunResults out;
+  const double floor_ms = options.launch_floor_ms ? *options.launch_floor_ms : measure_launch_floor(options.device, options.timing);
+  BB_LOG(info) << "launch floor (empty(0) on " << options.device.str() << "): " << floor_ms * 1000.0 << " us";
   for (const auto& tests : suite.operators) {
     const ops::OperatorName name = ops::parse_operator_name(tests.op_name);
     const std::string op_name = name.short_name();
@@ -208,7 +228,7 @@ report::RunResults run_suite(const suite::Suite& suite, backends::Backend& backe
       out.derived.push_back({op_name, kernel.derived_from});
     }
     out.operators.push_back(op_name);
-    OperatorRun run(op_name, handle, std::move(kernel.kernel), options);
+    OperatorRun run(op_name, handle, std::move(kernel.kernel), options, floor_ms);
     size_t passed = 0;
     for (const auto& input : tests.correctness) {
       out.correctness.push_back(run.correctness(input));

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include <c10/core/Device.h>
 
@@ -22,7 +23,14 @@ struct RunOptions {
   uint64_t seed = 0;  // mixed into every test's input seed
   check::Tolerance tolerance;
   timing::TimingOptions timing;
+  // The time of a call that does no work (empty(0)) on the device, measured
+  // once per run when not given; relative_runtime_to_kernel_launch divides by it.
+  std::optional<double> launch_floor_ms;
+  double overhead_threshold = 1.3;  // the dataset card's cut-off
 };
+
+// Median time of `empty(0)` on the device in dispatch mode: the cost of a call that does no work.
+double measure_launch_floor(c10::Device device, const timing::TimingOptions& timing);
 
 report::RunResults run_suite(const suite::Suite& suite, backends::Backend& backend,
                              const RunOptions& options);

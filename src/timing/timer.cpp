@@ -4,72 +4,100 @@
 #include <chrono>
 #include <vector>
 
+#include <ATen/ATen.h>
 #include <c10/core/Event.h>
 #include <c10/core/impl/VirtualGuardImpl.h>
+
+#include "timing/cuda_hooks.h"
 
 namespace backendbench::timing {
 namespace {
 
-double median_of(std::vector<double> xs) {
-  std::sort(xs.begin(), xs.end());
-  const size_t n = xs.size();
-  return n % 2 ? xs[n / 2] : 0.5 * (xs[n / 2 - 1] + xs[n / 2]);
+using Fn = std::function<void()>;
+using Clock = std::chrono::steady_clock;
+
+// How long a held stream may wait for the host before the hold gives up
+// (the host is then blocked on the stream: the call synchronizes).
+constexpr std::chrono::milliseconds kHoldTimeout{200};
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-Timing summarize(const std::vector<double>& samples) {
-  Timing t;
-  t.samples = samples.size();
-  if (samples.empty()) return t;
-  t.median_ms = median_of(samples);
-  t.min_ms = *std::min_element(samples.begin(), samples.end());
-  return t;
-}
-
-bool enough(const std::vector<double>& samples, double measured_ms, const TimingOptions& o) {
-  return samples.size() >= o.max_samples || (samples.size() >= o.min_samples && measured_ms >= o.budget_ms);
-}
-
-Timing time_on_host(const std::function<void()>& fn, const TimingOptions& o) {
-  std::vector<double> samples;
-  double measured = 0.0;
-  while (!enough(samples, measured, o)) {
-    const auto start = std::chrono::steady_clock::now();
-    fn();
-    const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
-    samples.push_back(took.count());
-    measured += took.count();
+// Draws batches of samples of one call on one device.
+class Sampler {
+ public:
+  Sampler(c10::Device device, const TimingOptions& o) : device_(device), o_(o) {
+    if (device_.is_cpu()) return;
+    c10::impl::VirtualGuardImpl guard(device_.type());
+    stream_ = guard.getStream(device_);
+    for (size_t i = 0; i < o_.batch; ++i) {
+      starts_.emplace_back(device_.type(), c10::EventFlag::BACKEND_DEFAULT);
+      ends_.emplace_back(device_.type(), c10::EventFlag::BACKEND_DEFAULT);
+    }
+    if (o_.flush_l2) {
+      const int64_t l2 = cuda::l2_cache_bytes(device_);
+      const int64_t bytes = l2 > 0 ? 2 * l2 : (int64_t{256} << 20);
+      flush_ = at::empty({bytes}, at::TensorOptions().dtype(at::kByte).device(device_));
+    }
   }
-  return summarize(samples);
-}
 
-// One event pair per sample on the current stream; synchronizing once per
-// batch keeps the host from stalling the device between samples.
-Timing time_with_events(c10::Device device, const std::function<void()>& fn, const TimingOptions& o) {
-  c10::impl::VirtualGuardImpl guard(device.type());
-  const c10::Stream stream = guard.getStream(device);
-  std::vector<double> samples;
-  double measured = 0.0;
-  size_t batch = 1;
-  while (!enough(samples, measured, o)) {
-    batch = std::min(batch, o.max_samples - samples.size());
-    std::vector<std::pair<c10::Event, c10::Event>> events;
-    events.reserve(batch);
-    for (size_t i = 0; i < batch; ++i) {
-      events.emplace_back(c10::Event(device.type(), c10::EventFlag::BACKEND_DEFAULT),
-                          c10::Event(device.type(), c10::EventFlag::BACKEND_DEFAULT));
-      events.back().first.record(stream);
+  // Appends up to `count` samples of `fn`; false (and nothing appended) when
+  // the stream hold timed out because `fn` synchronized with the host.
+  bool sample(const Fn& fn, size_t count, bool hold, std::vector<double>& out) {
+    count = std::min(count, o_.batch);
+    if (device_.is_cpu()) {
+      for (size_t i = 0; i < count; ++i) {
+        const auto start = Clock::now();
+        fn();
+        out.push_back(ms_since(start));
+      }
+      return true;
+    }
+    std::optional<cuda::StreamHold> held;
+    if (hold) held.emplace(*stream_, kHoldTimeout);
+    for (size_t i = 0; i < count; ++i) {
+      if (flush_.defined()) flush_.zero_();
+      starts_[i].record(*stream_);
       fn();
-      events.back().second.record(stream);
+      ends_[i].record(*stream_);
     }
-    events.back().second.synchronize();
-    for (auto& [start, end] : events) {
-      const double ms = start.elapsedTime(end);
-      samples.push_back(ms);
-      measured += ms;
-    }
-    batch = std::min<size_t>(batch * 2, 32);
+    if (held) held->release();
+    ends_[count - 1].synchronize();
+    if (held && held->timed_out()) return false;
+    for (size_t i = 0; i < count; ++i) out.push_back(starts_[i].elapsedTime(ends_[i]));
+    return true;
   }
-  return summarize(samples);
+
+ private:
+  c10::Device device_;
+  TimingOptions o_;
+  std::optional<c10::Stream> stream_;
+  std::vector<c10::Event> starts_, ends_;  // the event pool, reused batch after batch
+  at::Tensor flush_;
+};
+
+// The mode to time `fn` in on a GPU: kernel time when it launches measurable
+// GPU work and does not wait for the host, dispatch-inclusive time otherwise.
+bool use_kernel_mode(Sampler& sampler, const Fn& fn, const TimingOptions& o) {
+  if (!o.hold_stream || !cuda::built_with_cuda()) return false;
+  std::vector<double> probe;
+  if (!sampler.sample(fn, o.batch, /*hold=*/true, probe)) return false;
+  return summarize(probe).median >= o.kernel_floor_ms;
+}
+
+bool converged(const std::vector<double>& samples, const TimingOptions& o) {
+  if (samples.size() < o.min_samples) return false;
+  return summarize(samples).relative_ci_width() <= o.target_relative_ci;
+}
+
+void warm_up(c10::Device device, const Fn& fn, size_t count) {
+  for (size_t i = 0; i < count; ++i) fn();
+  synchronize(device);
+}
+
+std::string mode_name(c10::Device device, bool kernel_mode) {
+  return device.is_cpu() ? "host" : kernel_mode ? "kernel" : "dispatch";
 }
 
 }  // namespace
@@ -80,10 +108,51 @@ void synchronize(c10::Device device) {
   guard.synchronizeDevice(device.index() < 0 ? guard.getDevice().index() : device.index());
 }
 
-Timing time_call(c10::Device device, const std::function<void()>& fn, const TimingOptions& o) {
-  for (size_t i = 0; i < o.warmup; ++i) fn();
-  synchronize(device);
-  return device.is_cpu() ? time_on_host(fn, o) : time_with_events(device, fn, o);
+Timing time_call(c10::Device device, const Fn& fn, const TimingOptions& o) {
+  warm_up(device, fn, o.warmup);
+  Sampler sampler(device, o);
+  bool kernel_mode = !device.is_cpu() && use_kernel_mode(sampler, fn, o);
+  std::vector<double> samples;
+  const auto start = Clock::now();
+  while (samples.size() < o.max_samples) {
+    if (!sampler.sample(fn, std::min(o.batch, o.max_samples - samples.size()), kernel_mode, samples)) {
+      kernel_mode = false;  // fn synchronizes: time it as a caller waits for it
+      samples.clear();
+      continue;
+    }
+    if (samples.size() >= o.min_samples && (converged(samples, o) || ms_since(start) >= o.budget_ms)) break;
+  }
+  return {summarize(std::move(samples)), mode_name(device, kernel_mode)};
+}
+
+PairedTiming time_pair(c10::Device device, const Fn& reference, const Fn& candidate, const TimingOptions& o) {
+  warm_up(device, reference, o.warmup);
+  warm_up(device, candidate, o.warmup);
+  Sampler sampler(device, o);
+  bool kernel_mode = !device.is_cpu() && use_kernel_mode(sampler, reference, o);
+  std::vector<double> a, b;
+  const auto start = Clock::now();
+  while (a.size() < o.max_samples) {
+    // A then B, batch by batch, so that slow drift affects both alike.
+    const size_t count = std::min(o.batch, o.max_samples - a.size());
+    if (!sampler.sample(reference, count, kernel_mode, a) || !sampler.sample(candidate, count, kernel_mode, b)) {
+      kernel_mode = false;
+      a.clear();
+      b.clear();
+      continue;
+    }
+    const bool enough = a.size() >= o.min_samples && b.size() >= o.min_samples;
+    if (enough && ((converged(a, o) && converged(b, o)) || ms_since(start) >= 2 * o.budget_ms)) break;
+  }
+  PairedTiming t;
+  t.reference = {summarize(std::move(a)), mode_name(device, kernel_mode)};
+  t.candidate = {summarize(std::move(b)), t.reference.mode};
+  const auto& r = t.reference.stats;
+  const auto& c = t.candidate.stats;
+  if (c.median > 0) t.speedup = r.median / c.median;
+  if (c.median_high > 0) t.speedup_low = r.median_low / c.median_high;
+  if (c.median_low > 0) t.speedup_high = r.median_high / c.median_low;
+  return t;
 }
 
 }  // namespace backendbench::timing

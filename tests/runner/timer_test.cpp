@@ -1,10 +1,14 @@
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <stdexcept>
+#include <string>
+#include <thread>
 
 #include <ATen/ATen.h>
 
 #include "ops/engine_test_util.h"
+#include "timing/statistics.h"
 #include "timing/timer.h"
 
 namespace backendbench::timing {
@@ -14,45 +18,90 @@ using backendbench::testing::kCpu;
 
 TEST(Timer, StopsAtMinSamplesOnceTheBudgetIsSpent) {
   size_t calls = 0;
-  const TimingOptions options{.warmup = 2, .min_samples = 5, .max_samples = 50, .budget_ms = 0.0};
+  const TimingOptions options{.warmup = 2, .min_samples = 5, .max_samples = 50, .batch = 1, .budget_ms = 0.0};
   const Timing t = time_call(kCpu, [&] { ++calls; }, options);
-  EXPECT_EQ(t.samples, 5u);
+  EXPECT_EQ(t.stats.samples, 5u);
   EXPECT_EQ(calls, 2u + 5u);
+  EXPECT_EQ(t.mode, "host");
 }
 
-TEST(Timer, MaxSamplesIsRespected) {
+TEST(Timer, MaxSamplesIsRespectedWhateverTheBatch) {
   size_t calls = 0;
-  const TimingOptions options{.warmup = 1, .min_samples = 3, .max_samples = 7, .budget_ms = 1e9};
+  const TimingOptions options{.warmup = 1, .min_samples = 3, .max_samples = 7, .batch = 4, .budget_ms = 1e9,
+                              .target_relative_ci = 0.0};
   const Timing t = time_call(kCpu, [&] { ++calls; }, options);
-  EXPECT_EQ(t.samples, 7u);
+  EXPECT_EQ(t.stats.samples, 7u);
   EXPECT_EQ(calls, 1u + 7u);
 }
 
-TEST(Timer, SamplesAtLeastMinSamples) {
-  size_t calls = 0;
-  const TimingOptions options{.warmup = 0, .min_samples = 4, .max_samples = 200, .budget_ms = 0.5};
-  const Timing t = time_call(kCpu, [&] { ++calls; }, options);
-  EXPECT_GE(t.samples, 4u);
-  EXPECT_LE(t.samples, 200u);
-  EXPECT_EQ(calls, t.samples);
-}
-
-TEST(Timer, RealOpHasPositiveMedian) {
+TEST(Timer, RealOpHasPositiveStatistics) {
   const at::Tensor a = at::randn({32, 32}), b = at::randn({32, 32});
-  const TimingOptions options{.warmup = 2, .min_samples = 10, .max_samples = 50, .budget_ms = 2.0};
+  const TimingOptions options{.warmup = 2, .min_samples = 10, .max_samples = 64, .budget_ms = 2.0};
   const Timing t = time_call(kCpu, [&] { (void)at::mm(a, b); }, options);
-  EXPECT_GE(t.samples, 10u);
-  EXPECT_LE(t.samples, 50u);
-  EXPECT_GT(t.median_ms, 0.0);
-  EXPECT_GT(t.min_ms, 0.0);
-  EXPECT_LE(t.min_ms, t.median_ms);
+  EXPECT_GE(t.stats.samples, 10u);
+  EXPECT_LE(t.stats.samples, 64u);
+  EXPECT_GT(t.median_ms(), 0.0);
+  EXPECT_GT(t.stats.min, 0.0);
+  EXPECT_LE(t.stats.min, t.median_ms());
+  EXPECT_LE(t.stats.median_low, t.median_ms());
+  EXPECT_GE(t.stats.median_high, t.median_ms());
 }
 
 TEST(Timer, ExceptionsPropagate) {
   EXPECT_THROW(time_call(kCpu, [] { throw std::runtime_error("boom"); }), std::runtime_error);
+  EXPECT_THROW(time_pair(kCpu, [] {}, [] { throw std::runtime_error("boom"); }), std::runtime_error);
 }
 
 TEST(Timer, SynchronizeOnCpuIsANoOp) { EXPECT_NO_THROW(synchronize(kCpu)); }
+
+// Reference and candidate are sampled in alternating batches, and the speedup
+// is the ratio of their medians, bracketed by its confidence interval.
+TEST(TimePair, AlternatesAndMeasuresTheRatio) {
+  std::string order;
+  auto busy = [](std::chrono::microseconds d) {
+    const auto end = std::chrono::steady_clock::now() + d;
+    while (std::chrono::steady_clock::now() < end) {
+    }
+  };
+  const TimingOptions options{.warmup = 0, .min_samples = 12, .max_samples = 12, .batch = 3, .budget_ms = 1e9,
+                              .target_relative_ci = 0.0};
+  const PairedTiming t = time_pair(
+      kCpu, [&] { order += 'A'; busy(std::chrono::microseconds(400)); },
+      [&] { order += 'B'; busy(std::chrono::microseconds(200)); }, options);
+  EXPECT_EQ(order, "AAABBBAAABBBAAABBBAAABBB");
+  EXPECT_EQ(t.reference.stats.samples, 12u);
+  EXPECT_EQ(t.candidate.stats.samples, 12u);
+  EXPECT_NEAR(t.speedup, 2.0, 0.3);
+  EXPECT_LE(t.speedup_low, t.speedup);
+  EXPECT_GE(t.speedup_high, t.speedup);
+}
+
+TEST(TimePair, StopsWhenBothMediansArePinnedDown) {
+  const TimingOptions options{.warmup = 1, .min_samples = 10, .max_samples = 500, .budget_ms = 1e9,
+                              .target_relative_ci = 0.5};  // a loose target: met right away
+  const PairedTiming t = time_pair(kCpu, [] {}, [] {}, options);
+  EXPECT_LT(t.reference.stats.samples, 500u);
+  EXPECT_GE(t.reference.stats.samples, 10u);
+}
+
+TEST(Statistics, QuantilesAndTheMedianConfidenceInterval) {
+  std::vector<double> xs;
+  for (int i = 100; i >= 1; --i) xs.push_back(i);  // 1..100, unsorted
+  const SampleStats s = summarize(xs);
+  EXPECT_EQ(s.samples, 100u);
+  EXPECT_DOUBLE_EQ(s.median, 50.5);
+  EXPECT_DOUBLE_EQ(s.min, 1.0);
+  EXPECT_DOUBLE_EQ(s.p25, 25.75);
+  EXPECT_DOUBLE_EQ(s.p75, 75.25);
+  // ranks 50 -+ 9.8 -> [40, 60] (0-based) -> values 41 and 61
+  EXPECT_DOUBLE_EQ(s.median_low, 41.0);
+  EXPECT_DOUBLE_EQ(s.median_high, 61.0);
+  EXPECT_NEAR(s.relative_ci_width(), 20.0 / 50.5, 1e-12);
+  EXPECT_NEAR(s.spread(), 49.5 / 50.5, 1e-12);
+  EXPECT_EQ(summarize({}).samples, 0u);
+  const SampleStats same = summarize(std::vector<double>(30, 2.0));
+  EXPECT_EQ(same.relative_ci_width(), 0.0);
+}
 
 }  // namespace
 }  // namespace backendbench::timing

@@ -1,0 +1,37 @@
+#include "cli/common.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+#include <ATen/Context.h>
+
+#include "cli/options.h"
+
+namespace backendbench::cli {
+
+c10::Device choose_device(const std::string& requested) {
+  if (requested.empty()) return at::hasCUDA() ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
+  c10::Device device(requested);
+  if (device.is_cuda()) {
+    if (!at::hasCUDA()) {
+      throw UsageError{"--device " + requested +
+                       ": CUDA is not available (this torch has no CUDA support or no GPU is visible)"};
+    }
+    if (!device.has_index()) device.set_index(0);
+  }
+  return device;
+}
+
+// The dataset this project ships (built from its traces by `backendbench dataset` on an H200):
+// $BACKENDBENCH_DATA_DIR/torchbench/dataset.json, the source tree's data/ by default.
+std::string shipped_dataset() {
+  const char* env = std::getenv("BACKENDBENCH_DATA_DIR");
+  const std::filesystem::path file = std::filesystem::path(env ? env : BACKENDBENCH_DATA_DIR) / "torchbench" / "dataset.json";
+  if (!std::filesystem::exists(file)) {
+    throw UsageError{"--suite torchbench: the shipped dataset " + file.string() +
+                     " is missing; pass --data PATH (a trace file, a folder of them, a dataset .json or a URL)"};
+  }
+  return file.string();
+}
+
+}  // namespace backendbench::cli

@@ -1,0 +1,199 @@
+#include <stdlib.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "data/temp_dir.h"
+#include "util/baseline_cache.h"
+
+namespace backendbench::util {
+namespace {
+
+using testing::TempDir;
+
+BaselineKey sample_key() {
+  return {.gpu = "NVIDIA H200",
+          .driver = "580.159.04",
+          .torch_version = "2.11.0",
+          .op_name = "add.Tensor",
+          .args = "((T([64, 64], f32), T([64, 64], f32)), {})",
+          .settings = "warmup=3;min_samples=10;seed=0"};
+}
+
+BaselineEntry sample_entry() {
+  return {.median_ms = 0.0125, .min_ms = 0.011, .spread = 0.002, .samples = 42};
+}
+
+void expect_same(const BaselineEntry& a, const BaselineEntry& b) {
+  EXPECT_DOUBLE_EQ(a.median_ms, b.median_ms);
+  EXPECT_DOUBLE_EQ(a.min_ms, b.min_ms);
+  EXPECT_DOUBLE_EQ(a.spread, b.spread);
+  EXPECT_EQ(a.samples, b.samples);
+}
+
+std::vector<std::string> lines_of(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+TEST(BaselineKey, DigestIsStableHexAndSeparatesFields) {
+  const BaselineKey key = sample_key();
+  const std::string digest = key.digest();
+  EXPECT_EQ(digest.size(), 32u);
+  EXPECT_EQ(digest.find_first_not_of("0123456789abcdef"), std::string::npos);
+  EXPECT_EQ(digest, sample_key().digest());
+
+  // Text moved across a field boundary is a different key.
+  BaselineKey shifted = key;
+  shifted.gpu += shifted.driver.substr(0, 1);
+  shifted.driver.erase(0, 1);
+  EXPECT_NE(shifted.digest(), digest);
+}
+
+TEST(BaselineCache, StoreThenFindAcrossInstances) {
+  TempDir dir;
+  {
+    BaselineCache cache(dir.path());
+    EXPECT_EQ(cache.size(), 0u);
+    EXPECT_FALSE(cache.find(sample_key()));
+    cache.store(sample_key(), sample_entry());
+    ASSERT_TRUE(cache.find(sample_key()));
+    expect_same(*cache.find(sample_key()), sample_entry());
+  }
+  BaselineCache reopened(dir.path());
+  EXPECT_EQ(reopened.size(), 1u);
+  EXPECT_EQ(reopened.corrupt_lines(), 0u);
+  const auto found = reopened.find(sample_key());
+  ASSERT_TRUE(found);
+  expect_same(*found, sample_entry());
+}
+
+TEST(BaselineCache, LatestLineForAKeyWins) {
+  TempDir dir;
+  BaselineEntry newer = sample_entry();
+  newer.median_ms = 0.5;
+  {
+    BaselineCache cache(dir.path());
+    cache.store(sample_key(), sample_entry());
+    cache.store(sample_key(), newer);
+    expect_same(*cache.find(sample_key()), newer);
+  }
+  BaselineCache reopened(dir.path());
+  EXPECT_EQ(reopened.size(), 1u);
+  expect_same(*reopened.find(sample_key()), newer);
+  EXPECT_EQ(lines_of(reopened.file()).size(), 2u);  // appended, not rewritten
+}
+
+TEST(BaselineCache, EveryKeyFieldChangeMisses) {
+  TempDir dir;
+  BaselineCache cache(dir.path());
+  cache.store(sample_key(), sample_entry());
+  for (std::string BaselineKey::*field :
+       {&BaselineKey::gpu, &BaselineKey::driver, &BaselineKey::torch_version,
+        &BaselineKey::op_name, &BaselineKey::args, &BaselineKey::settings}) {
+    BaselineKey changed = sample_key();
+    changed.*field += "x";
+    EXPECT_NE(changed.digest(), sample_key().digest()) << changed.*field;
+    EXPECT_FALSE(cache.find(changed)) << changed.*field;
+  }
+  EXPECT_TRUE(cache.find(sample_key()));
+}
+
+TEST(BaselineCache, CorruptLinesAreSkippedAndCounted) {
+  TempDir dir;
+  BaselineKey other = sample_key();
+  other.op_name = "mul.Tensor";
+  std::filesystem::path file;
+  {
+    BaselineCache cache(dir.path());
+    cache.store(sample_key(), sample_entry());
+    file = cache.file();
+  }
+  // Appended by hand: garbage, a line missing fields, a line whose key does not
+  // match its fields, then a partial line as an interrupted write leaves it.
+  std::string good = lines_of(file).front();
+  std::string tampered = good;
+  tampered.replace(tampered.find("add.Tensor"), 10, "sub.Tensor");
+  std::ofstream(file, std::ios::app) << "{not json\n"
+                                     << R"({"key": "00", "gpu": "x"})" << "\n"
+                                     << tampered << "\n"
+                                     << good.substr(0, good.size() / 2);
+  {
+    BaselineCache cache(dir.path());
+    EXPECT_EQ(cache.corrupt_lines(), 4u);
+    EXPECT_EQ(cache.size(), 1u);
+    EXPECT_TRUE(cache.find(sample_key()));
+    cache.store(other, sample_entry());  // must not be glued onto the partial line
+  }
+  BaselineCache reopened(dir.path());
+  EXPECT_EQ(reopened.corrupt_lines(), 4u);
+  EXPECT_EQ(reopened.size(), 2u);
+  EXPECT_TRUE(reopened.find(other));
+}
+
+TEST(BaselineCache, NonFiniteTimingsReadBackAsNaN) {
+  TempDir dir;
+  BaselineEntry entry = sample_entry();
+  entry.spread = std::nan("");
+  BaselineCache(dir.path()).store(sample_key(), entry);
+  BaselineCache reopened(dir.path());
+  EXPECT_EQ(reopened.corrupt_lines(), 0u);
+  ASSERT_TRUE(reopened.find(sample_key()));
+  EXPECT_TRUE(std::isnan(reopened.find(sample_key())->spread));
+}
+
+TEST(BaselineCache, DefaultDirHonoursEnvironment) {
+  const char* saved = std::getenv("BACKENDBENCH_CACHE");
+  const std::string saved_value = saved ? saved : "";
+
+  ::setenv("BACKENDBENCH_CACHE", "/some/cache", 1);
+  EXPECT_EQ(BaselineCache::default_dir(), std::filesystem::path("/some/cache/baselines"));
+
+  ::unsetenv("BACKENDBENCH_CACHE");
+  if (const char* home = std::getenv("HOME"); home && *home) {
+    EXPECT_EQ(BaselineCache::default_dir(),
+              std::filesystem::path(home) / ".cache/backendbench/baselines");
+  }
+
+  if (saved) ::setenv("BACKENDBENCH_CACHE", saved_value.c_str(), 1);
+}
+
+TEST(BaselineCache, ConcurrentStoresAreAllPersisted) {
+  TempDir dir;
+  constexpr int kThreads = 8;
+  constexpr int kPerThread = 50;
+  {
+    BaselineCache cache(dir.path());
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&cache, t] {
+        for (int i = 0; i < kPerThread; ++i) {
+          BaselineKey key = sample_key();
+          key.args = std::to_string(t) + "/" + std::to_string(i);
+          cache.store(key, {.median_ms = t + i / 100.0, .samples = static_cast<size_t>(i)});
+        }
+      });
+    }
+    for (auto& thread : threads) thread.join();
+    EXPECT_EQ(cache.size(), size_t{kThreads * kPerThread});
+  }
+  BaselineCache reopened(dir.path());
+  EXPECT_EQ(reopened.corrupt_lines(), 0u);
+  EXPECT_EQ(reopened.size(), size_t{kThreads * kPerThread});
+  BaselineKey key = sample_key();
+  key.args = "7/49";
+  ASSERT_TRUE(reopened.find(key));
+  EXPECT_DOUBLE_EQ(reopened.find(key)->median_ms, 7.49);
+  EXPECT_EQ(reopened.find(key)->samples, 49u);
+}
+
+}  // namespace
+}  // namespace backendbench::util
