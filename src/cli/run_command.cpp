@@ -18,6 +18,7 @@
 #include "report/scores.h"
 #include "runner/evaluate.h"
 #include "suite/suite.h"
+#include "timing/gpu_environment.h"
 #include "util/log.h"
 
 namespace backendbench::cli {
@@ -52,6 +53,16 @@ std::string default_log_dir() {
   return std::string("backendbench_output_") + stamp;
 }
 
+// The GPU, its driver and clocks as NVML reports them ("" on the CPU or without NVML).
+std::string gpu_description(c10::Device device) {
+  if (!device.is_cuda()) return "";
+  const timing::GpuMonitor gpu(device.index());
+  if (!gpu.available()) return "";
+  return gpu.name() + ", driver " + gpu.driver_version() + ", SM clock " +
+         std::to_string(gpu.sm_clock_mhz().value_or(0)) + "/" + std::to_string(gpu.max_sm_clock_mhz().value_or(0)) +
+         " MHz";
+}
+
 nlohmann::json environment(const RunOptions& o, const runner::RunOptions& run, const suite::Suite& s) {
   return {
       {"suite", s.name},
@@ -63,6 +74,7 @@ nlohmann::json environment(const RunOptions& o, const runner::RunOptions& run, c
       {"atol", run.tolerance.atol},
       {"rtol", run.tolerance.rtol},
       {"excluded_inputs", s.excluded.size()},
+      {"gpu", gpu_description(run.device)},
       {"load_diagnostics", s.diagnostics.size()},
   };
 }

@@ -9,6 +9,7 @@
 #include <c10/core/impl/VirtualGuardImpl.h>
 
 #include "timing/cuda_hooks.h"
+#include "timing/gpu_environment.h"
 
 namespace backendbench::timing {
 namespace {
@@ -35,6 +36,10 @@ class Sampler {
       starts_.emplace_back(device_.type(), c10::EventFlag::BACKEND_DEFAULT);
       ends_.emplace_back(device_.type(), c10::EventFlag::BACKEND_DEFAULT);
     }
+    if (device_.is_cuda()) {
+      monitor_ = std::make_unique<GpuMonitor>(device_.index() < 0 ? 0 : device_.index());
+      if (!monitor_->available()) monitor_.reset();
+    }
     if (o_.flush_l2) {
       const int64_t l2 = cuda::l2_cache_bytes(device_);
       const int64_t bytes = l2 > 0 ? 2 * l2 : (int64_t{256} << 20);
@@ -43,8 +48,25 @@ class Sampler {
   }
 
   // Appends up to `count` samples of `fn`; false (and nothing appended) when
-  // the stream hold timed out because `fn` synchronized with the host.
+  // the stream hold timed out because `fn` synchronized with the host. A batch
+  // during which the driver reports the SM clock slowed (power or thermal
+  // limits) is drawn again, a few times at most.
   bool sample(const Fn& fn, size_t count, bool hold, std::vector<double>& out) {
+    for (int attempt = 0;; ++attempt) {
+      const size_t before = out.size();
+      if (!sample_once(fn, count, hold, out)) return false;
+      if (attempt >= kThrottleRetries || !monitor_ || !monitor_->throttled().value_or(false)) return true;
+      out.resize(before);
+      ++throttled_batches_;
+    }
+  }
+
+  size_t throttled_batches() const { return throttled_batches_; }
+
+ private:
+  static constexpr int kThrottleRetries = 3;
+
+  bool sample_once(const Fn& fn, size_t count, bool hold, std::vector<double>& out) {
     count = std::min(count, o_.batch);
     if (device_.is_cpu()) {
       for (size_t i = 0; i < count; ++i) {
@@ -69,12 +91,13 @@ class Sampler {
     return true;
   }
 
- private:
   c10::Device device_;
   TimingOptions o_;
   std::optional<c10::Stream> stream_;
   std::vector<c10::Event> starts_, ends_;  // the event pool, reused batch after batch
   at::Tensor flush_;
+  std::unique_ptr<GpuMonitor> monitor_;  // clocks, where the driver exposes them
+  size_t throttled_batches_ = 0;
 };
 
 // The mode to time `fn` in on a GPU: kernel time when it launches measurable
