@@ -187,7 +187,11 @@ TEST_F(RunFolderTest, FullResultsAreSortedWithBackendBenchKeys) {
   EXPECT_EQ(keys(all[1]),
             (std::vector<std::string>{"op_name", "args", "speedup", "benchmark_time_ms",
                                       "reference_time_ms", "error_msg", "successfully_ran",
-                                      "test_type"}));
+                                      "test_type",
+                                      // ours, after BackendBench's
+                                      "speedup_ci_low", "speedup_ci_high", "reference_samples",
+                                      "benchmark_samples", "timing_mode",
+                                      "relative_runtime_to_kernel_launch", "is_overhead_dominated_op"}));
   EXPECT_EQ(all[0]["max_abs_error"], 0.25);
   EXPECT_EQ(all[1]["speedup"], 0.5);
   EXPECT_EQ(all[1]["benchmark_time_ms"], 2.0);
