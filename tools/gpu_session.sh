@@ -7,6 +7,7 @@
 #   trace     traces of the model zoo (tools/trace_models.py) -> traces/
 #   dataset   the dataset JSON from data/torchbench/traces -> dataset.json
 #   torchbench  the torchbench suite over the shipped dataset -> torchbench_run/
+#   bench     bench-timing: ATen against itself over dataset inputs -> bench_timing.json
 #   roundtrip trace real models, replay each trace with `backendbench trace`, compare operators
 # Everything lands in one archive, $RESULTS (default ./gpu_results.tgz).
 set -uo pipefail
@@ -36,6 +37,7 @@ for step in "$@"; do
     dataset) build/backendbench dataset --data data/torchbench/traces --out "$OUT/dataset.json" 2>&1 | tail -20 ;;
     torchbench) data=(); [ -f "$OUT/dataset.json" ] && data=(--data "$OUT/dataset.json")  # else the shipped one
       timeout "${TORCHBENCH_TIMEOUT:-3000}" build/backendbench --suite torchbench --backend aten "${data[@]}" --log-dir "$OUT/torchbench_run" 2>"$OUT/torchbench_stderr.txt" | tee "$OUT/torchbench.txt" ;;
+    bench) build/backendbench bench-timing --inputs "${BENCH_INPUTS:-1000}" --out "$OUT/bench_timing.json" 2>&1 | tail -12 ;;
     roundtrip) python3 tools/trace_models.py --lib build/libbackendbench_trace.so --out "$OUT/roundtrip" \
                  --models "${ROUNDTRIP_MODELS:-hf_BertForMaskedLM,timm_resnet18}" 2>&1 | tail -3
       for f in "$OUT"/roundtrip/*.txt; do
