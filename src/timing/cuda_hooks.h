@@ -30,8 +30,9 @@ class StreamHold {
   void release();
   bool timed_out() const;  // valid once the stream has passed the hold
 
+  struct State;  // shared with the host function that holds the stream
+
  private:
-  struct State;
   std::shared_ptr<State> state_;
 };
 
