@@ -102,11 +102,14 @@ class Sampler {
 
 // The mode to time `fn` in on a GPU: kernel time when it launches measurable
 // GPU work and does not wait for the host, dispatch-inclusive time otherwise.
-bool use_kernel_mode(Sampler& sampler, const Fn& fn, const TimingOptions& o) {
+// The probe's samples are kept when they count (kernel mode).
+bool use_kernel_mode(Sampler& sampler, const Fn& fn, const TimingOptions& o, std::vector<double>& samples) {
   if (!o.hold_stream || !cuda::built_with_cuda()) return false;
   std::vector<double> probe;
   if (!sampler.sample(fn, o.batch, /*hold=*/true, probe)) return false;
-  return summarize(probe).median >= o.kernel_floor_ms;
+  if (summarize(probe).median < o.kernel_floor_ms) return false;
+  samples = std::move(probe);
+  return true;
 }
 
 bool converged(const std::vector<double>& samples, const TimingOptions& o) {
@@ -134,9 +137,9 @@ void synchronize(c10::Device device) {
 Timing time_call(c10::Device device, const Fn& fn, const TimingOptions& o) {
   warm_up(device, fn, o.warmup);
   Sampler sampler(device, o);
-  bool kernel_mode = !device.is_cpu() && use_kernel_mode(sampler, fn, o);
-  std::vector<double> samples;
   const auto start = Clock::now();
+  std::vector<double> samples;
+  bool kernel_mode = !device.is_cpu() && use_kernel_mode(sampler, fn, o, samples);
   while (samples.size() < o.max_samples) {
     if (!sampler.sample(fn, std::min(o.batch, o.max_samples - samples.size()), kernel_mode, samples)) {
       kernel_mode = false;  // fn synchronizes: time it as a caller waits for it
@@ -152,11 +155,20 @@ PairedTiming time_pair(c10::Device device, const Fn& reference, const Fn& candid
   warm_up(device, reference, o.warmup);
   warm_up(device, candidate, o.warmup);
   Sampler sampler(device, o);
-  bool kernel_mode = !device.is_cpu() && use_kernel_mode(sampler, reference, o);
-  std::vector<double> a, b;
   const auto start = Clock::now();
-  while (a.size() < o.max_samples) {
-    // A then B, batch by batch, so that slow drift affects both alike.
+  std::vector<double> a, b;
+  bool kernel_mode = !device.is_cpu() && use_kernel_mode(sampler, reference, o, a);
+  while (a.size() < o.max_samples || b.size() < a.size()) {
+    // A then B, batch by batch, so that slow drift affects both alike (B first
+    // when the probe left A a batch ahead).
+    if (b.size() < a.size()) {
+      if (!sampler.sample(candidate, a.size() - b.size(), kernel_mode, b)) {
+        kernel_mode = false;
+        a.clear();
+        b.clear();
+      }
+      continue;
+    }
     const size_t count = std::min(o.batch, o.max_samples - a.size());
     if (!sampler.sample(reference, count, kernel_mode, a) || !sampler.sample(candidate, count, kernel_mode, b)) {
       kernel_mode = false;

@@ -31,7 +31,7 @@ struct TimingOptions {
   size_t min_samples = 10;
   size_t max_samples = 500;
   size_t batch = 8;                // samples per synchronization
-  double budget_ms = 25.0;         // per timing: stop sampling once this much was measured
+  double budget_ms = 10.0;         // per timing: stop sampling after this much wall time
   double target_relative_ci = 0.005;
   bool flush_l2 = true;            // GPU: a cold L2 before each sample
   bool hold_stream = true;         // GPU: hold the stream while a batch is queued
