@@ -45,6 +45,14 @@ class Sampler {
       const int64_t bytes = l2 > 0 ? 2 * l2 : (int64_t{256} << 20);
       flush_ = at::empty({bytes}, at::TensorOptions().dtype(at::kByte).device(device_));
     }
+    // First uses load modules and create events, which may wait for the
+    // device: do them now, not while a batch holds the stream.
+    if (flush_.defined()) flush_.zero_();
+    for (size_t i = 0; i < o_.batch; ++i) {
+      starts_[i].record(*stream_);
+      ends_[i].record(*stream_);
+    }
+    ends_.back().synchronize();
   }
 
   // Appends up to `count` samples of `fn`; false (and nothing appended) when
