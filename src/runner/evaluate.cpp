@@ -88,14 +88,14 @@ class OperatorRun {
         return r;
       }
     }
-    auto prepared = prepare(input);
+    // Both sides are timed on one copy of the inputs: separate copies sit at
+    // other addresses, which alone moves mid-size kernels by a few percent.
+    auto prepared = prepare_inputs(op_, input, options_.device, seed_of(input));
     if (auto* f = std::get_if<Failure>(&prepared)) {
       r.error_msg = f->type + ": " + f->message;
       return r;
     }
-    // Both sides are timed on the same input tensors: separate copies sit at
-    // other addresses, which alone moves mid-size kernels by a few percent.
-    const torch::jit::Stack& inputs = std::get<Prepared>(prepared).reference_inputs;
+    const torch::jit::Stack& inputs = std::get<torch::jit::Stack>(prepared);
     timing::PairedTiming t;
     if (auto f = capture([&] {
           t = timing::time_pair(
@@ -134,12 +134,15 @@ class OperatorRun {
     kernel_(stack);
   }
 
+  uint64_t seed_of(const data::InputRecord& input) const {
+    return inputs::test_seed(op_name_, input.args_text, options_.seed);
+  }
+
   std::variant<Prepared, Failure> prepare(const data::InputRecord& input) {
     // The same seed twice: identical inputs, one copy for each side.
-    const uint64_t seed = inputs::test_seed(op_name_, input.args_text, options_.seed);
     Prepared p;
     for (auto* side : {&p.reference_inputs, &p.candidate_inputs}) {
-      auto prepared = prepare_inputs(op_, input, options_.device, seed);
+      auto prepared = prepare_inputs(op_, input, options_.device, seed_of(input));
       if (auto* f = std::get_if<Failure>(&prepared)) return *f;
       *side = std::move(std::get<torch::jit::Stack>(prepared));
     }
