@@ -4,6 +4,9 @@
 #include <filesystem>
 
 #include <ATen/Context.h>
+#include <torch/version.h>
+
+#include "timing/gpu_environment.h"
 
 #include "cli/options.h"
 
@@ -32,6 +35,20 @@ std::string shipped_dataset() {
                      " is missing; pass --data PATH (a trace file, a folder of them, a dataset .json or a URL)"};
   }
   return file.string();
+}
+
+runner::BaselineStore baseline_store(c10::Device device, const std::filesystem::path& dir,
+                                     std::unique_ptr<util::BaselineCache>& cache) {
+  cache = std::make_unique<util::BaselineCache>(dir);
+  runner::BaselineStore store{.cache = cache.get()};
+  store.torch_version = std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) + "." +
+                        std::to_string(TORCH_VERSION_PATCH);
+  if (device.is_cuda()) {
+    const timing::GpuMonitor gpu(device.index());
+    store.gpu = gpu.available() ? gpu.name() : "cuda";
+    store.driver = gpu.driver_version();
+  }
+  return store;
 }
 
 }  // namespace backendbench::cli

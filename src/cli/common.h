@@ -2,7 +2,13 @@
 
 #include <string>
 
+#include <filesystem>
+#include <memory>
+
 #include <c10/core/Device.h>
+
+#include "runner/evaluate.h"
+#include "util/baseline_cache.h"
 
 namespace backendbench::cli {
 
@@ -14,5 +20,10 @@ c10::Device choose_device(const std::string& requested);
 // The dataset the project ships: $BACKENDBENCH_DATA_DIR/torchbench/dataset.json,
 // the source tree's data/ by default. A UsageError when it is missing.
 std::string shipped_dataset();
+
+// The baseline store for a run on `device`: the cache in `dir` (opened here
+// and kept in `cache`) keyed by the GPU and driver NVML reports and this torch.
+runner::BaselineStore baseline_store(c10::Device device, const std::filesystem::path& dir,
+                                     std::unique_ptr<util::BaselineCache>& cache);
 
 }  // namespace backendbench::cli

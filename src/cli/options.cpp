@@ -52,6 +52,9 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   add_log_level(cmd, o.log_level);
   cmd.add_option("--device", o.device, "cuda, cuda:N or cpu (default: cuda when available, else cpu)");
   cmd.add_option("--seed", o.seed, "Seed mixed into every test's inputs")->capture_default_str();
+  cmd.add_flag("--no-baseline-cache", o.no_baseline_cache,
+               "Time the ATen reference every time instead of reusing timings cached in "
+               "$BACKENDBENCH_CACHE/baselines (~/.cache/backendbench/baselines)");
   cmd.add_option("--ops-directory", o.ops_directory, "directory backend: folder of operator kernels")
       ->capture_default_str();
   cmd.add_option("--kernels-dir", o.kernels_dir, "pregenerated backend: a generated_kernels run folder");

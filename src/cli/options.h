@@ -22,6 +22,7 @@ struct RunOptions {
   std::string log_level = "INFO";
   std::string device;                  // "" = cuda when available, else cpu
   uint64_t seed = 0;
+  bool no_baseline_cache = false;
   // Backends that are not built yet; accepted so that their error is about the backend.
   std::string ops_directory = "generated_kernels";
   std::string kernels_dir;

@@ -93,6 +93,8 @@ int run_command(const RunOptions& o, const std::string& command_line) {
     throw UsageError{e.what()};
   }
   runner::RunOptions run{.device = choose_device(o.device), .seed = o.seed};
+  std::unique_ptr<util::BaselineCache> cache;
+  if (!o.no_baseline_cache) run.baseline = baseline_store(run.device, util::BaselineCache::default_dir(), cache);
   const suite::Suite suite = load_suite(o, run.device);
 
   for (const auto& d : suite.diagnostics) BB_LOG(warning) << d.where.describe() << ": " << d.message;

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include <ATen/ATen.h>
+#include <functional>
 #include <optional>
 #include <unordered_set>
 #include <variant>
@@ -98,8 +99,11 @@ class OperatorRun {
     const torch::jit::Stack& inputs = std::get<torch::jit::Stack>(prepared);
     timing::PairedTiming t;
     if (auto f = capture([&] {
-          t = timing::time_pair(
-              options_.device, [&] { call_reference(inputs); }, [&] { call_candidate(inputs); }, options_.timing);
+          const auto reference = [&] { call_reference(inputs); };
+          const auto candidate = [&] { call_candidate(inputs); };
+          auto cached = with_cached_reference(input, candidate);
+          t = cached ? std::move(*cached) : timing::time_pair(options_.device, reference, candidate, options_.timing);
+          if (!cached) store_reference(input, t.reference);
         })) {
       r.error_msg = "timing failed: " + f->type + ": " + f->message;
       return r;
@@ -132,6 +136,45 @@ class OperatorRun {
   void call_candidate(const torch::jit::Stack& inputs) {
     torch::jit::Stack stack = inputs;
     kernel_(stack);
+  }
+
+  util::BaselineKey baseline_key(const data::InputRecord& input, const std::string& mode) const {
+    const auto& o = options_.timing;
+    const std::string settings = "seed=" + std::to_string(options_.seed) + ";batch=" + std::to_string(o.batch) +
+                                 ";budget=" + std::to_string(o.budget_ms) + ";ci=" + std::to_string(o.target_relative_ci) +
+                                 ";flush=" + std::to_string(o.flush_l2) + ";device=" + options_.device.str() +
+                                 ";mode=" + mode;
+    const auto& b = options_.baseline;
+    return {b.gpu, b.driver, b.torch_version, op_name_, input.args_text, settings};
+  }
+
+  // The candidate timed against a cached reference, in the reference's mode;
+  // nullopt when nothing is cached or the candidate cannot be timed in that mode.
+  std::optional<timing::PairedTiming> with_cached_reference(const data::InputRecord& input,
+                                                            const std::function<void()>& candidate) {
+    if (!options_.baseline.cache) return std::nullopt;
+    for (const char* mode : {"kernel", "dispatch", "host"}) {
+      const auto entry = options_.baseline.cache->find(baseline_key(input, mode));
+      if (!entry) continue;
+      timing::TimingOptions o = options_.timing;
+      o.hold_stream = std::string(mode) == "kernel";
+      if (o.hold_stream) o.kernel_floor_ms = 0.0;  // the reference ran in kernel mode: so does the candidate
+      timing::Timing measured = timing::time_call(options_.device, candidate, o);
+      if (measured.mode != mode) return std::nullopt;
+      timing::SampleStats stats{.samples = entry->samples, .median = entry->median_ms, .min = entry->min_ms};
+      stats.median_low = entry->median_ms * (1.0 - entry->spread / 2);
+      stats.median_high = entry->median_ms * (1.0 + entry->spread / 2);
+      return timing::pair_of({stats, mode}, std::move(measured));
+    }
+    return std::nullopt;
+  }
+
+  void store_reference(const data::InputRecord& input, const timing::Timing& reference) {
+    if (!options_.baseline.cache) return;
+    const auto& s = reference.stats;
+    // spread: the relative width of the median's confidence interval, from which a hit rebuilds it
+    options_.baseline.cache->store(baseline_key(input, reference.mode),
+                                   {.median_ms = s.median, .min_ms = s.min, .spread = s.relative_ci_width(), .samples = s.samples});
   }
 
   uint64_t seed_of(const data::InputRecord& input) const {

@@ -187,9 +187,12 @@ PairedTiming time_pair(c10::Device device, const Fn& reference, const Fn& candid
     const bool enough = a.size() >= o.min_samples && b.size() >= o.min_samples;
     if (enough && ((converged(a, o) && converged(b, o)) || ms_since(start) >= 2 * o.budget_ms)) break;
   }
-  PairedTiming t;
-  t.reference = {summarize(std::move(a)), mode_name(device, kernel_mode)};
-  t.candidate = {summarize(std::move(b)), t.reference.mode};
+  const std::string mode = mode_name(device, kernel_mode);
+  return pair_of({summarize(std::move(a)), mode}, {summarize(std::move(b)), mode});
+}
+
+PairedTiming pair_of(Timing reference, Timing candidate) {
+  PairedTiming t{std::move(reference), std::move(candidate)};
   const auto& r = t.reference.stats;
   const auto& c = t.candidate.stats;
   if (c.median > 0) t.speedup = r.median / c.median;

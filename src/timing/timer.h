@@ -50,6 +50,10 @@ struct PairedTiming {
   double speedup_low = 0.0, speedup_high = 0.0;    // from the medians' confidence intervals
 };
 
+// The speedup of `candidate` over `reference` and its interval from the two
+// medians' confidence intervals.
+PairedTiming pair_of(Timing reference, Timing candidate);
+
 // Times `fn` alone. Exceptions from `fn` propagate.
 Timing time_call(c10::Device device, const std::function<void()>& fn, const TimingOptions& options = {});
 

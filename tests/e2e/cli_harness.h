@@ -54,7 +54,9 @@ class CliTest : public ::testing::Test {
   Outcome run(const std::string& args) {
     const auto out = dir_ / "stdout.txt";
     const auto err = dir_ / "stderr.txt";
-    const std::string cmd = "cd '" + dir_.string() + "' && '" BACKENDBENCH_BINARY "' " + args + " >'" +
+    // A baseline cache of the test's own, not the user's.
+    const std::string cmd = "cd '" + dir_.string() + "' && BACKENDBENCH_CACHE='" + (dir_ / "cache").string() +
+                            "' '" BACKENDBENCH_BINARY "' " + args + " >'" +
                             out.string() + "' 2>'" + err.string() + "'";
     const int status = std::system(cmd.c_str());
     Outcome o;

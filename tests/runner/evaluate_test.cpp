@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -10,6 +11,8 @@
 #include "backends/aten.h"
 #include "ops/engine_test_util.h"
 #include "runner/evaluate.h"
+#include "support/remove_tree.h"
+#include "util/baseline_cache.h"
 
 namespace backendbench::runner {
 namespace {
@@ -261,6 +264,33 @@ TEST(Evaluate, SameSeedSameErrors) {
   ASSERT_TRUE(first.correctness[0].max_abs_error.has_value());
   EXPECT_GT(*first.correctness[0].max_abs_error, 0.0);
   EXPECT_EQ(first.correctness[0].max_abs_error, second.correctness[0].max_abs_error);
+}
+
+}  // namespace
+}  // namespace backendbench::runner
+
+namespace backendbench::runner {
+namespace {
+
+// With a baseline cache, the second run takes the reference timing from disk
+// (the same figure, not timed again) and only times the candidate.
+TEST(BaselineCacheRun, SecondRunReusesTheReferenceTiming) {
+  const auto dir = std::filesystem::temp_directory_path() / ("bb_baseline_run_" + std::to_string(::getpid()));
+  util::BaselineCache cache(dir);
+  suite::Suite s;
+  s.operators = {{.op_name = "aten.relu.default",
+                  .correctness = {},
+                  .performance = {testing::record("aten.relu.default", "((T([64, 64], f32),), {})")}}};
+  backends::AtenBackend aten;
+  RunOptions options{.baseline = {.cache = &cache, .gpu = "cpu", .torch_version = "test"}};
+  const auto first = run_suite(s, aten, options);
+  ASSERT_EQ(cache.size(), 1u);
+  const auto second = run_suite(s, aten, options);
+  EXPECT_EQ(cache.size(), 1u);
+  ASSERT_TRUE(second.performance[0].successfully_ran) << second.performance[0].error_msg;
+  EXPECT_EQ(*second.performance[0].reference_time_ms, *first.performance[0].reference_time_ms);
+  EXPECT_EQ(second.performance[0].timing_mode, "host");
+  backendbench::testing::remove_tree(dir);
 }
 
 }  // namespace
