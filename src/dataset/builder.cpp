@@ -14,17 +14,37 @@
 namespace backendbench::dataset {
 namespace {
 
-// Checks and times one record; returns the reasons it is not runnable (empty when it ran).
-std::vector<std::string> measure(data::InputRecord& r, const BuildOptions& o, double floor_ms) {
-  if (!r.args) return {"malformed input: " + r.error};
+// Inputs that make an otherwise deterministic operator draw random numbers
+// (attention with dropout_p > 0): their outputs cannot be compared.
+std::optional<std::string> random_input_reason(const c10::FunctionSchema& schema, const spec::Arguments& args) {
+  const auto index = schema.argumentIndexWithName("dropout_p");
+  if (!index) return std::nullopt;
+  const spec::Value* value = nullptr;
+  if (static_cast<size_t>(*index) < args.args.size()) value = &args.args[*index];
+  for (const auto& [key, v] : args.kwargs) {
+    if (key == "dropout_p") value = &v;
+  }
+  const double* p = value ? value->get_if<double>() : nullptr;
+  if (p && *p > 0.0) return "random operator: dropout_p = " + std::to_string(*p) + " draws a random mask";
+  return std::nullopt;
+}
+
+struct Verdict {
+  bool runnable = false;
+  std::vector<std::string> why_excluded;
+};
+
+// Checks and times one record (setting its runtime fields when it runs).
+Verdict judge(data::InputRecord& r, const BuildOptions& o, double floor_ms) {
+  if (!r.args) return {false, {"malformed input: " + r.error}};
   const ops::OperatorName name = ops::parse_operator_name(r.op_name);
   auto resolved = ops::resolve(name);
-  if (auto* e = std::get_if<ops::ResolveError>(&resolved)) return {e->message};
+  if (auto* e = std::get_if<ops::ResolveError>(&resolved)) return {false, {e->message}};
   const auto& op = std::get<c10::OperatorHandle>(resolved);
 
   const uint64_t seed = inputs::test_seed(name.short_name(), r.args_text, o.seed);
   auto prepared = runner::prepare_inputs(op, r, o.device, seed);
-  if (auto* f = std::get_if<runner::Failure>(&prepared)) return {f->type + ": " + f->message};
+  if (auto* f = std::get_if<runner::Failure>(&prepared)) return {false, {f->type + ": " + f->message}};
   const auto& args = std::get<torch::jit::Stack>(prepared);
 
   timing::Timing t;
@@ -34,35 +54,22 @@ std::vector<std::string> measure(data::InputRecord& r, const BuildOptions& o, do
           op.callBoxed(stack);
         }, o.timing);
       })) {
-    return {"the ATen reference raised: " + f->type + ": " + f->message};
+    return {false, {"the ATen reference raised: " + f->type + ": " + f->message}};
   }
   r.runtime_ms = t.median_ms();
   r.relative_runtime_to_kernel_launch = floor_ms > 0 ? t.median_ms() / floor_ms : 0.0;
   r.is_overhead_dominated_op = *r.relative_runtime_to_kernel_launch < o.overhead_threshold;
-  return {};
-}
 
-// Inputs that make an otherwise deterministic operator draw random numbers
-// (attention with dropout_p > 0): their outputs cannot be compared.
-std::optional<std::string> random_input_reason(const data::InputRecord& r) {
-  const ops::OperatorName name = ops::parse_operator_name(r.op_name);
-  auto resolved = ops::resolve(name);
-  if (!std::holds_alternative<c10::OperatorHandle>(resolved) || !r.args) return std::nullopt;
-  const auto& schema = std::get<c10::OperatorHandle>(resolved).schema();
-  const auto index = schema.argumentIndexWithName("dropout_p");
-  if (!index) return std::nullopt;
-  const spec::Value* value = nullptr;
-  if (static_cast<size_t>(*index) < r.args->args.size()) value = &r.args->args[*index];
-  for (const auto& [key, v] : r.args->kwargs) {
-    if (key == "dropout_p") value = &v;
+  Verdict v{true, {}};
+  if (auto reason = inputs::untestable_reason(op.operator_name())) {
+    v.why_excluded.push_back(*reason);
+  } else if (auto random = random_input_reason(op.schema(), *r.args)) {
+    v.why_excluded.push_back(*random);
   }
-  const double* p = value ? value->get_if<double>() : nullptr;
-  if (p && *p > 0.0) return "random operator: dropout_p = " + std::to_string(*p) + " draws a random mask";
-  return std::nullopt;
+  return v;
 }
 
 }  // namespace
-
 
 BuildSummary measure_records(std::vector<data::InputRecord>& records, const BuildOptions& o) {
   BuildSummary summary;
@@ -71,16 +78,9 @@ BuildSummary measure_records(std::vector<data::InputRecord>& records, const Buil
   for (auto& r : records) {
     ++summary.inputs;
     r.uuid = data::input_uuid(r.op_name, r.args_text);
-    r.why_excluded = measure(r, o, summary.launch_floor_ms);
-    r.runnable = r.why_excluded.empty();
-    if (r.runnable) {
-      const ops::OperatorName name = ops::parse_operator_name(r.op_name);
-      if (auto reason = inputs::untestable_reason({name.ns + "::" + name.name, name.overload})) {
-        r.why_excluded.push_back(*reason);
-      } else if (auto random = random_input_reason(r)) {
-        r.why_excluded.push_back(*random);
-      }
-    }
+    Verdict verdict = judge(r, o, summary.launch_floor_ms);
+    r.runnable = verdict.runnable;
+    r.why_excluded = std::move(verdict.why_excluded);
     if (r.is_synthetic) r.why_excluded.push_back("synthetic input (cnt: 0)");
     r.included_in_benchmark = r.why_excluded.empty();
     summary.runnable += r.runnable;
