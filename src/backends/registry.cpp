@@ -2,6 +2,7 @@
 
 #include "backends/aten.h"
 #include "backends/backend.h"
+#include "kernels/directory.h"
 
 namespace backendbench::backends {
 
@@ -11,10 +12,11 @@ const std::vector<std::string>& backend_names() {
   return names;
 }
 
-std::unique_ptr<Backend> make_backend(const std::string& name) {
+std::unique_ptr<Backend> make_backend(const std::string& name, const std::string& ops_directory) {
   if (name == "aten") return std::make_unique<AtenBackend>();
+  if (name == "directory") return std::make_unique<kernels::DirectoryBackend>(ops_directory);
   throw std::invalid_argument("--backend " + name +
-                              " is not available yet in this build (available: aten)");
+                              " is not available yet in this build (available: aten, directory)");
 }
 
 }  // namespace backendbench::backends

@@ -88,7 +88,7 @@ int run_command(const RunOptions& o, const std::string& command_line) {
   }
   std::unique_ptr<backends::Backend> backend;
   try {
-    backend = backends::make_backend(o.backend);
+    backend = backends::make_backend(o.backend, o.ops_directory);
   } catch (const std::invalid_argument& e) {
     throw UsageError{e.what()};
   }

@@ -1,0 +1,175 @@
+#include "kernels/directory.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+#include <ATen/core/op_registration/infer_schema.h>
+#include <backendbench/kernel.h>
+
+#include "util/log.h"
+
+namespace backendbench::kernels {
+namespace fs = std::filesystem;
+
+std::string folder_name(const c10::OperatorHandle& op) {
+  std::string name = op.schema().name();
+  if (const auto colons = name.find("::"); colons != std::string::npos) name = name.substr(colons + 2);
+  const std::string& overload = op.schema().overload_name();
+  return overload.empty() || overload == "default" ? name : name + "__" + overload;
+}
+
+std::optional<fs::path> find_implementation(const fs::path& folder, const std::string& name) {
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec)) return std::nullopt;
+  const std::string prefix = name + "_implementation";
+  std::vector<fs::path> found;
+  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    const std::string file = entry.path().filename().string();
+    if (entry.is_regular_file() && file.rfind(prefix, 0) == 0 && entry.path().extension() == ".cpp") {
+      found.push_back(entry.path());
+    }
+  }
+  if (found.empty()) return std::nullopt;
+  std::sort(found.begin(), found.end());
+  return found.front();
+}
+
+namespace {
+
+std::string cpp_type(const c10::Argument& arg, bool is_return) {
+  const bool mutable_alias = arg.alias_info() && arg.alias_info()->isWrite();
+  const c10::TypePtr& type = arg.real_type() ? arg.real_type() : arg.type();
+  const std::string t = type->str();
+  auto by_ref = [&](const std::string& base) { return is_return ? base : "const " + base + "&"; };
+  if (t == "Tensor") return mutable_alias ? "at::Tensor&" : by_ref("at::Tensor");
+  if (t == "Tensor?") return by_ref("std::optional<at::Tensor>");
+  if (t == "Tensor[]") return is_return ? "std::vector<at::Tensor>" : "at::TensorList";
+  if (t == "Tensor?[]") return by_ref("c10::List<std::optional<at::Tensor>>");
+  if (t == "Scalar") return by_ref("at::Scalar");
+  if (t == "Scalar?") return by_ref("std::optional<at::Scalar>");
+  if (t == "int") return "int64_t";
+  if (t == "int?") return "std::optional<int64_t>";
+  if (t == "SymInt") return "c10::SymInt";
+  if (t == "SymInt?") return "std::optional<c10::SymInt>";
+  if (t == "float") return "double";
+  if (t == "float?") return "std::optional<double>";
+  if (t == "bool") return "bool";
+  if (t == "bool?") return "std::optional<bool>";
+  if (t == "int[]") return "at::IntArrayRef";
+  if (t == "int[]?") return "at::OptionalIntArrayRef";
+  if (t == "SymInt[]") return "c10::SymIntArrayRef";
+  if (t == "SymInt[]?") return "at::OptionalSymIntArrayRef";
+  if (t == "float[]") return "at::ArrayRef<double>";
+  if (t == "bool[]") return "at::ArrayRef<bool>";
+  if (t == "ScalarType") return "at::ScalarType";
+  if (t == "ScalarType?") return "std::optional<at::ScalarType>";
+  if (t == "Layout?") return "std::optional<at::Layout>";
+  if (t == "Device?") return "std::optional<at::Device>";
+  if (t == "MemoryFormat?") return "std::optional<at::MemoryFormat>";
+  if (t == "Generator?") return "std::optional<at::Generator>";
+  if (t == "str") return "c10::string_view";
+  if (t == "str?") return "std::optional<c10::string_view>";
+  if (t == "Dimname[]") return "at::DimnameList";
+  return "/* " + t + " */";
+}
+
+}  // namespace
+
+std::string expected_signature(const c10::FunctionSchema& schema, const std::string& function_name) {
+  std::string ret;
+  const auto& returns = schema.returns();
+  if (returns.empty()) {
+    ret = "void";
+  } else if (returns.size() == 1) {
+    ret = cpp_type(returns[0], true);
+  } else {
+    ret = "std::tuple<";
+    for (size_t i = 0; i < returns.size(); ++i) ret += (i ? ", " : "") + cpp_type(returns[i], true);
+    ret += ">";
+  }
+  std::string out = ret + " " + function_name + "(";
+  const auto& args = schema.arguments();
+  for (size_t i = 0; i < args.size(); ++i) out += (i ? ", " : "") + cpp_type(args[i], false) + " " + args[i].name();
+  return out + ")";
+}
+
+LoadedKernel load_kernel(const c10::OperatorHandle& op, const fs::path& source, const CompileSettings& settings) {
+  LoadedKernel loaded;
+  loaded.source = source;
+  const std::string where = source.string();
+  const CompileResult compiled = compile_kernel(source, settings);
+  if (!compiled.ok) {
+    loaded.error = "kernel " + where + " did not compile:\n" + compiled.log;
+    return loaded;
+  }
+  // Never closed: the kernel's code must outlive every call into it.
+  void* handle = ::dlopen(compiled.library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char* why = ::dlerror();
+    loaded.error = "kernel " + where + " could not be loaded: " + (why ? why : "dlopen failed");
+    return loaded;
+  }
+  using EntryFn = const KernelEntry* (*)();
+  auto entry_fn = reinterpret_cast<EntryFn>(::dlsym(handle, BACKENDBENCH_KERNEL_ENTRY_SYMBOL));
+  const std::string expected = expected_signature(op.schema(), folder_name(op) + "_kernel_impl");
+  if (!entry_fn) {
+    loaded.error = "kernel " + where + " does not register a kernel (no " BACKENDBENCH_KERNEL_ENTRY_SYMBOL
+                   "): define `" + expected + "` and add BACKENDBENCH_KERNEL(" + folder_name(op) +
+                   "_kernel_impl) from <backendbench/kernel.h>";
+    return loaded;
+  }
+  const KernelEntry* entry = entry_fn();
+  if (!entry || entry->abi_version != kKernelAbiVersion) {
+    loaded.error = "kernel " + where + " was built against another version of <backendbench/kernel.h>";
+    return loaded;
+  }
+  const std::string function = entry->function_name ? entry->function_name : "?";
+  const c10::FunctionSchema inferred = entry->inferred_schema();
+  if (auto difference = c10::findSchemaDifferences(inferred, op.schema())) {
+    std::ostringstream message;
+    message << "kernel " << where << ": the signature of " << function << " does not match "
+            << op.schema().operator_name() << " (" << *difference << "). Expected: `"
+            << expected_signature(op.schema(), function) << "`; inferred from the function: "
+            << inferred;
+    loaded.error = message.str();
+    return loaded;
+  }
+  auto kernel = std::make_shared<c10::KernelFunction>(entry->boxed_kernel());
+  loaded.kernel = [op, kernel](torch::jit::Stack& stack) {
+    kernel->callBoxed(op, c10::DispatchKeySet(c10::DispatchKey::CPU), &stack);
+  };
+  return loaded;
+}
+
+DirectoryBackend::DirectoryBackend(fs::path directory, CompileSettings settings)
+    : directory_(std::move(directory)), settings_(std::move(settings)) {
+  std::error_code ec;
+  if (!fs::is_directory(directory_, ec)) {
+    throw std::invalid_argument("--ops-directory " + directory_.string() + " is not a folder");
+  }
+}
+
+backends::Kernel DirectoryBackend::kernel_for(const c10::OperatorHandle& op) {
+  const std::string folder = folder_name(op);
+  if (auto it = loaded_.find(folder); it != loaded_.end()) return it->second;
+  backends::Kernel kernel;
+  if (auto source = find_implementation(directory_ / folder, folder)) {
+    LoadedKernel loaded = load_kernel(op, *source, settings_);
+    if (loaded.kernel) {
+      BB_LOG(info) << "directory backend: " << folder << " from " << source->string();
+      kernel = std::move(loaded.kernel);
+    } else {
+      BB_LOG(warning) << "directory backend: " << loaded.error;
+      failures_[folder] = loaded.error;
+      kernel = [message = loaded.error](torch::jit::Stack&) { throw std::runtime_error(message); };
+    }
+  }
+  loaded_[folder] = kernel;
+  return kernel;
+}
+
+}  // namespace backendbench::kernels

@@ -1,0 +1,161 @@
+// The `directory` backend for native C++ kernels: discovery, compilation (with
+// its cache), loading, the signature check, and failures that stay with their
+// operator while the other kernels run.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+#include "backends/backend.h"
+#include "kernels/compile.h"
+#include "kernels/directory.h"
+#include "ops/engine_test_util.h"
+#include "runner/evaluate.h"
+#include "support/remove_tree.h"
+
+namespace backendbench::kernels {
+namespace {
+
+namespace fs = std::filesystem;
+using backendbench::testing::contains;
+using backendbench::testing::record;
+
+const fs::path kExamples = fs::path(BACKENDBENCH_SOURCE_DIR) / "examples" / "kernels_cpu";
+
+c10::OperatorHandle op(const char* name, const char* overload) {
+  auto handle = c10::Dispatcher::singleton().findSchema({name, overload});
+  if (!handle) throw std::runtime_error(std::string("no operator ") + name);
+  return *handle;
+}
+
+// Kept between runs (content-keyed), so only the first run compiles.
+CompileSettings test_settings() {
+  CompileSettings s = default_compile_settings();
+  s.cache_dir = fs::temp_directory_path() / "backendbench_kernel_tests_cache";
+  return s;
+}
+
+void write(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path) << text;
+}
+
+// A fresh ops directory: the two examples plus three broken kernels.
+class KernelDirectory : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("bb_kernels_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+    fs::copy(kExamples, dir_, fs::copy_options::recursive);
+    // Wrong signature: neg takes one tensor.
+    write(dir_ / "neg" / "neg_implementation_1.cpp",
+          "#include <backendbench/kernel.h>\n"
+          "at::Tensor neg_kernel_impl(const at::Tensor& self, int64_t k) { return -self; }\n"
+          "BACKENDBENCH_KERNEL(neg_kernel_impl)\n");
+    // Does not compile.
+    write(dir_ / "abs" / "abs_implementation_1.cpp", "int abs_kernel_impl( { return oops; }\n");
+    // Compiles, but registers nothing.
+    write(dir_ / "sigmoid" / "sigmoid_implementation_1.cpp", "int sigmoid_kernel_impl(int x) { return x; }\n");
+  }
+  void TearDown() override { backendbench::testing::remove_tree(dir_); }
+
+  fs::path dir_;
+};
+
+TEST(KernelFolders, NameOperatorsAsBackendBenchDoes) {
+  EXPECT_EQ(folder_name(op("aten::relu", "")), "relu");
+  EXPECT_EQ(folder_name(op("aten::add", "Tensor")), "add__Tensor");
+  EXPECT_EQ(folder_name(op("aten::add_", "Tensor")), "add___Tensor");
+  EXPECT_EQ(find_implementation(kExamples / "relu", "relu"),
+            kExamples / "relu" / "relu_implementation_1.cpp");
+  EXPECT_FALSE(find_implementation(kExamples / "nothing", "nothing"));
+}
+
+TEST(KernelSignature, SpellsAtenCppSignature) {
+  EXPECT_EQ(expected_signature(op("aten::relu", "").schema(), "relu_kernel_impl"),
+            "at::Tensor relu_kernel_impl(const at::Tensor& self)");
+  EXPECT_EQ(expected_signature(op("aten::add", "Tensor").schema(), "f"),
+            "at::Tensor f(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha)");
+  EXPECT_EQ(expected_signature(op("aten::add_", "Tensor").schema(), "f"),
+            "at::Tensor& f(at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha)");
+}
+
+TEST_F(KernelDirectory, CompilesOnceThenUsesTheCache) {
+  const auto settings = test_settings();
+  const auto first = compile_kernel(dir_ / "relu" / "relu_implementation_1.cpp", settings);
+  ASSERT_TRUE(first.ok) << first.log;
+  const auto second = compile_kernel(dir_ / "relu" / "relu_implementation_1.cpp", settings);
+  ASSERT_TRUE(second.ok);
+  EXPECT_TRUE(second.cached);
+  EXPECT_EQ(first.library, second.library);
+}
+
+TEST_F(KernelDirectory, ExamplesPassAndBrokenKernelsFailWithTheirReason) {
+  DirectoryBackend backend(dir_, test_settings());
+  suite::Suite s;
+  s.name = "kernels";
+  auto tests = [](std::string name, std::vector<std::string> inputs, std::vector<std::string> perf = {}) {
+    suite::OperatorTests t{.op_name = name, .correctness = {}, .performance = {}};
+    for (const auto& i : inputs) t.correctness.push_back(record(name, i));
+    for (const auto& i : perf) t.performance.push_back(record(name, i));
+    return t;
+  };
+  s.operators = {
+      tests("aten.relu.default", {"((T([2, 3], f32),), {})", "((T([3, 2], f32, [1, 3]),), {})"},
+            {"((T([64, 64], f32),), {})"}),
+      tests("aten.add.Tensor", {"((T([2, 3], f32), T([2, 3], f32)), {})",
+                                "((T([4], f32), T([4], f32)), {'alpha': 2})"}),
+      tests("aten.add_.Tensor", {"((T([5], f32), T([5], f32)), {'alpha': 3})"}),  // derived from add.Tensor
+      tests("aten.neg.default", {"((T([4], f32),), {})"}),
+      tests("aten.abs.default", {"((T([4], f32),), {})"}),
+      tests("aten.sigmoid.default", {"((T([4], f32),), {})"}),
+      tests("aten.exp.default", {"((T([4], f32),), {})"}),  // no folder: skipped
+  };
+  runner::RunOptions options;
+  options.timing = {.warmup = 1, .min_samples = 3, .max_samples = 5, .budget_ms = 0.0};
+  const report::RunResults results = runner::run_suite(s, backend, options);
+
+  std::map<std::string, std::vector<const report::CorrectnessResult*>> by_op;
+  for (const auto& r : results.correctness) by_op[r.op_name].push_back(&r);
+  for (const char* name : {"relu.default", "add.Tensor", "add_.Tensor"}) {
+    ASSERT_FALSE(by_op[name].empty()) << name;
+    for (const auto* r : by_op[name]) EXPECT_TRUE(r->is_correct) << name << " " << r->args << ": " << r->error_msg;
+  }
+  ASSERT_EQ(results.performance.size(), 1u);
+  EXPECT_TRUE(results.performance[0].successfully_ran) << results.performance[0].error_msg;
+
+  ASSERT_EQ(by_op["neg.default"].size(), 1u);
+  const auto& neg = *by_op["neg.default"][0];
+  EXPECT_FALSE(neg.is_correct);
+  EXPECT_TRUE(contains(neg.error_msg, "does not match aten::neg"));
+  EXPECT_TRUE(contains(neg.error_msg, "Expected: `at::Tensor neg_kernel_impl(const at::Tensor& self)`"));
+
+  ASSERT_EQ(by_op["abs.default"].size(), 1u);
+  const auto& abs = *by_op["abs.default"][0];
+  EXPECT_FALSE(abs.is_correct);
+  EXPECT_TRUE(contains(abs.error_msg, "did not compile"));
+  EXPECT_TRUE(contains(abs.error_msg, "error:"));  // the compiler's own message
+
+  ASSERT_EQ(by_op["sigmoid.default"].size(), 1u);
+  const auto& sigmoid = *by_op["sigmoid.default"][0];
+  EXPECT_FALSE(sigmoid.is_correct);
+  EXPECT_TRUE(contains(sigmoid.error_msg, "does not register a kernel"));
+  EXPECT_TRUE(contains(sigmoid.error_msg, "BACKENDBENCH_KERNEL(sigmoid_kernel_impl)"));
+
+  EXPECT_TRUE(by_op["exp.default"].empty());
+  EXPECT_EQ(backend.failures().size(), 3u);
+}
+
+TEST(DirectoryBackendRegistry, MadeByNameAndRefusesAMissingFolder) {
+  EXPECT_EQ(backends::make_backend("directory", kExamples.string())->name(), "directory");
+  EXPECT_THROW(backends::make_backend("directory", "/no/such/folder"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace backendbench::kernels
