@@ -37,12 +37,16 @@ std::string shipped_dataset() {
   return file.string();
 }
 
+std::string torch_version() {
+  return std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) + "." +
+         std::to_string(TORCH_VERSION_PATCH);
+}
+
 runner::BaselineStore baseline_store(c10::Device device, const std::filesystem::path& dir,
                                      std::unique_ptr<util::BaselineCache>& cache) {
   cache = std::make_unique<util::BaselineCache>(dir);
   runner::BaselineStore store{.cache = cache.get()};
-  store.torch_version = std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) + "." +
-                        std::to_string(TORCH_VERSION_PATCH);
+  store.torch_version = torch_version();
   if (device.is_cuda()) {
     const timing::GpuMonitor gpu(device.index());
     store.gpu = gpu.available() ? gpu.name() : "cuda";

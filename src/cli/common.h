@@ -21,6 +21,9 @@ c10::Device choose_device(const std::string& requested);
 // the source tree's data/ by default. A UsageError when it is missing.
 std::string shipped_dataset();
 
+// "2.13.0": the torch this binary was built against.
+std::string torch_version();
+
 // The baseline store for a run on `device`: the cache in `dir` (opened here
 // and kept in `cache`) keyed by the GPU and driver NVML reports and this torch.
 runner::BaselineStore baseline_store(c10::Device device, const std::filesystem::path& dir,

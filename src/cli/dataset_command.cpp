@@ -16,14 +16,7 @@ int dataset_command(const DatasetOptions& o) {
   data::LoadedInputs loaded = data::load_traces(o.data);
   for (const auto& d : loaded.diagnostics) BB_LOG(warning) << d.where.describe() << ": " << d.message;
   const auto filters = data::split_op_filters(o.ops);
-  if (!filters.empty()) {
-    std::erase_if(loaded.records, [&](const data::InputRecord& r) {
-      for (const auto& f : filters) {
-        if (r.op_name.find(f) != std::string::npos) return false;
-      }
-      return true;
-    });
-  }
+  std::erase_if(loaded.records, [&](const data::InputRecord& r) { return !data::matches_op_filters(r.op_name, filters); });
   const dataset::BuildSummary s =
       dataset::measure_records(loaded.records, {.device = device, .seed = o.seed});
   data::write_dataset_json(o.out, loaded.records);

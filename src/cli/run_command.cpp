@@ -8,7 +8,6 @@
 #include <iostream>
 #include <stdexcept>
 
-#include <torch/version.h>
 
 #include "backends/backend.h"
 #include "data/download.h"
@@ -68,8 +67,7 @@ nlohmann::json environment(const RunOptions& o, const runner::RunOptions& run, c
       {"suite", s.name},
       {"backend", o.backend},
       {"device", run.device.str()},
-      {"torch", std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) + "." +
-                    std::to_string(TORCH_VERSION_PATCH)},
+      {"torch", torch_version()},
       {"seed", run.seed},
       {"atol", run.tolerance.atol},
       {"rtol", run.tolerance.rtol},

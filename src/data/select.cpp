@@ -8,12 +8,6 @@
 namespace backendbench::data {
 namespace {
 
-bool matches(const std::string& op_name, const std::vector<std::string>& filters) {
-  if (filters.empty()) return true;
-  return std::any_of(filters.begin(), filters.end(),
-                     [&](const std::string& f) { return op_name.find(f) != std::string::npos; });
-}
-
 std::string join(const std::vector<std::string>& items, std::string_view sep) {
   std::string out;
   for (const auto& item : items) {
@@ -58,7 +52,7 @@ SelectedInputs select_inputs(const LoadedInputs& loaded, const Selection& select
   SelectedInputs out;
   std::unordered_map<std::string, size_t> op_index;  // op_name -> out.operators
   for (const InputRecord& rec : loaded.records) {
-    if (!matches(rec.op_name, selection.op_filters)) continue;
+    if (!matches_op_filters(rec.op_name, selection.op_filters)) continue;
     auto [it, inserted] = op_index.try_emplace(rec.op_name, out.operators.size());
     if (inserted) out.operators.push_back({rec.op_name, {}});
     if (std::string reason = exclusion_reason(rec, selection); !reason.empty()) {
@@ -72,6 +66,12 @@ SelectedInputs select_inputs(const LoadedInputs& loaded, const Selection& select
   }
   std::erase_if(out.operators, [](const OperatorInputs& op) { return op.inputs.empty(); });
   return out;
+}
+
+bool matches_op_filters(std::string_view op_name, const std::vector<std::string>& filters) {
+  if (filters.empty()) return true;
+  return std::any_of(filters.begin(), filters.end(),
+                     [&](const std::string& f) { return op_name.find(f) != std::string_view::npos; });
 }
 
 std::vector<std::string> split_op_filters(std::string_view text) {

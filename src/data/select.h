@@ -49,6 +49,9 @@ struct SelectedInputs {
 // failed tests.
 SelectedInputs select_inputs(const LoadedInputs& loaded, const Selection& selection);
 
+// `--ops` semantics: true when any filter is a substring of the name, or there are none.
+bool matches_op_filters(std::string_view op_name, const std::vector<std::string>& filters);
+
 // Splits `--ops` text ("add, relu,") into filters, dropping empty items.
 std::vector<std::string> split_op_filters(std::string_view text);
 

@@ -1,12 +1,11 @@
 #include "runner/evaluate.h"
 
-#include <cmath>
-
-#include <ATen/ATen.h>
 #include <functional>
 #include <optional>
 #include <unordered_set>
 #include <variant>
+
+#include <ATen/ATen.h>
 
 #include "backends/variants.h"
 #include "inputs/constraints.h"
