@@ -8,9 +8,11 @@ range of times), runs each under ncu with `bench-timing --profile-input K`
 flush runs outside them, so ncu never sees the flush kernel), sums the kernel
 durations of each call (an operator may launch several kernels), takes the
 median over the calls, and prints a table with the relative difference and
-how many inputs agree within 3%.
+how many inputs agree within 3%. More --bench files (runs of the same inputs
+with other engine settings, e.g. --l2-flush-method) are compared against the
+same ncu measurements, one column each; the selection comes from the first.
 
-    python3 tools/ncu_compare.py --bench bench_timing.json [--count 30] [--logs DIR]
+    python3 tools/ncu_compare.py --bench bench_timing.json [--bench other.json] [--count 30] [--logs DIR]
 
 What differs by construction: the engine's span runs from an event before the
 call to one after it, so it includes the GPU-side gaps between the kernels of
@@ -33,7 +35,8 @@ UNIT_TO_MS = {"nsecond": 1e-6, "ns": 1e-6, "usecond": 1e-3, "us": 1e-3, "msecond
               "second": 1e3, "s": 1e3}
 KNOB_FLAGS = {"budget_ms": "--budget-ms", "target_ci": "--target-ci", "batch": "--batch", "warmup": "--warmup",
               "min_samples": "--min-samples", "max_samples": "--max-samples",
-              "l2_flush_multiple": "--l2-flush-multiple", "kernel_floor_us": "--kernel-floor-us"}
+              "l2_flush_multiple": "--l2-flush-multiple", "l2_flush_method": "--l2-flush-method",
+              "kernel_floor_us": "--kernel-floor-us"}
 
 
 def pick(rows, count, min_ms):
@@ -43,6 +46,14 @@ def pick(rows, count, min_ms):
     if len(eligible) <= count:
         return eligible
     return [eligible[i * (len(eligible) - 1) // (count - 1)] for i in range(count)]
+
+
+def label_of(bench, path):
+    """A column label: the engine settings that distinguish runs, else the file name."""
+    settings = bench.get("settings", {})
+    if "l2_flush_method" in settings:
+        return f"flush {settings['l2_flush_method']} x{settings.get('l2_flush_multiple', '?')}"
+    return os.path.basename(path)
 
 
 def kernel_durations_ms(log_text):
@@ -73,7 +84,7 @@ def per_call_ms(kernels, calls):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--bench", required=True, help="bench-timing --out JSON")
+    p.add_argument("--bench", required=True, action="append", help="bench-timing --out JSON (repeatable)")
     p.add_argument("--pass-name", default="baseline cache cold")
     p.add_argument("--binary", default="build/backendbench")
     p.add_argument("--ncu", default="ncu")
@@ -86,11 +97,14 @@ def main():
     p.add_argument("--out", help="write the table to this JSON file")
     o = p.parse_args()
 
-    bench = json.load(open(o.bench))
+    benches = [json.load(open(path)) for path in o.bench]
+    bench = benches[0]
     rows = bench["passes"][o.pass_name]["rows"]
+    others = [{r["input"]: r for r in b["passes"][o.pass_name]["rows"]} for b in benches[1:]]
+    labels = [label_of(b, path) for b, path in zip(benches, o.bench)]
     selection = pick(rows, o.count, o.min_us / 1000.0)
     print(f"{len(selection)} inputs with a kernel-mode reference >= {o.min_us:g} us "
-          f"(of {len(rows)} in {o.bench}), {o.calls} profiled calls each")
+          f"(of {len(rows)} in {o.bench[0]}), {o.calls} profiled calls each")
     logs = o.logs or os.path.join(os.environ.get("TMPDIR", "/tmp"), f"ncu_compare_{os.getpid()}")
     os.makedirs(logs, exist_ok=True)
     knobs = []
@@ -125,25 +139,36 @@ def main():
             print(f"input {k}: ncu reported no kernels (rc {done.returncode}): {done.stderr[-300:]}", file=sys.stderr)
             continue
         ncu_ms = statistics.median(calls)
-        engine_ms = row["reference_time_ms"]
+        engine_ms = [row["reference_time_ms"]] + [other.get(k, {}).get("reference_time_ms") for other in others]
         table.append({"input": k, "op_name": row["op_name"], "args": row["args"], "kernels": kernels_per_call,
                       "engine_ms": engine_ms, "engine_under_ncu_ms": float(in_process.group(1)) if in_process else None,
-                      "ncu_ms": ncu_ms, "relative_difference": engine_ms / ncu_ms - 1.0})
+                      "ncu_ms": ncu_ms,
+                      "relative_difference": [ms / ncu_ms - 1.0 if ms else None for ms in engine_ms]})
+        print(f"input {k} {row['op_name']}: ncu {1000 * ncu_ms:.2f} us, engine "
+              + ", ".join(f"{1000 * ms:.2f} us" if ms else "-" for ms in engine_ms), flush=True)
 
-    print(f"\n{'op':<34} {'args':<44} {'kern':>4} {'engine us':>10} {'(in ncu)':>9} {'ncu us':>9} {'diff':>7}")
+    print(f"\n{'op':<30} {'args':<40} {'kern':>4} {'ncu us':>9} {'(engine in ncu)':>15}"
+          + "".join(f" {label[:20]:>20} {'diff':>7}" for label in labels))
     for t in table:
-        under = f"{1000 * t['engine_under_ncu_ms']:9.2f}" if t["engine_under_ncu_ms"] else f"{'-':>9}"
-        print(f"{t['op_name'][:34]:<34} {t['args'][:44]:<44} {t['kernels']:>4g} {1000 * t['engine_ms']:10.2f} "
-              f"{under} {1000 * t['ncu_ms']:9.2f} {100 * t['relative_difference']:+6.1f}%")
-    within = sum(abs(t["relative_difference"]) <= 0.03 for t in table)
-    single = [t for t in table if t["kernels"] == 1]
-    print(f"\nwithin 3% of ncu: {within} of {len(table)} inputs "
-          f"({sum(abs(t['relative_difference']) <= 0.03 for t in single)} of {len(single)} single-kernel ones)")
-    if table:
-        print(f"median relative difference: {100 * statistics.median(t['relative_difference'] for t in table):+.2f}%")
+        under = f"{1000 * t['engine_under_ncu_ms']:15.2f}" if t["engine_under_ncu_ms"] else f"{'-':>15}"
+        cells = "".join(f" {1000 * ms:20.2f} {100 * d:+6.1f}%" if ms else f" {'-':>20} {'-':>7}"
+                        for ms, d in zip(t["engine_ms"], t["relative_difference"]))
+        print(f"{t['op_name'][:30]:<30} {t['args'][:40]:<40} {t['kernels']:>4g} {1000 * t['ncu_ms']:9.2f} {under}{cells}")
+    summary = []
+    for i, label in enumerate(labels):
+        diffs = [t["relative_difference"][i] for t in table if t["relative_difference"][i] is not None]
+        single = [t["relative_difference"][i] for t in table
+                  if t["kernels"] == 1 and t["relative_difference"][i] is not None]
+        within = sum(abs(d) <= 0.03 for d in diffs)
+        summary.append({"bench": o.bench[i], "label": label, "within_3pct": within, "inputs": len(diffs),
+                        "median_relative_difference": statistics.median(diffs) if diffs else None})
+        print(f"\n{label}: within 3% of ncu: {within} of {len(diffs)} inputs "
+              f"({sum(abs(d) <= 0.03 for d in single)} of {len(single)} single-kernel ones)")
+        if diffs:
+            print(f"{label}: median relative difference: {100 * statistics.median(diffs):+.2f}%")
     print(f"ncu logs: {logs}")
     if o.out:
-        json.dump({"within_3pct": within, "inputs": len(table), "rows": table}, open(o.out, "w"), indent=1)
+        json.dump({"summary": summary, "rows": table}, open(o.out, "w"), indent=1)
     return 0 if table else 1
 
 

@@ -63,6 +63,7 @@ timing::TimingOptions timing_options(const BenchTimingOptions& o) {
     t.l2_flush_multiple = *v.l2_flush_multiple;
     t.flush_l2 = *v.l2_flush_multiple > 0;
   }
+  if (v.l2_flush_method) t.l2_flush_method = *timing::l2_flush_method_from_name(*v.l2_flush_method);
   if (v.kernel_floor_us) t.kernel_floor_ms = *v.kernel_floor_us / 1000.0;
   t.cuda_graphs = o.cuda_graphs;
   if (t.min_samples > t.max_samples) {
@@ -77,6 +78,7 @@ Json settings_json(const timing::TimingOptions& t) {
           {"batch", t.batch},               {"warmup", t.warmup},
           {"min_samples", t.min_samples},   {"max_samples", t.max_samples},
           {"flush_l2", t.flush_l2},         {"l2_flush_multiple", t.l2_flush_multiple},
+          {"l2_flush_method", timing::to_string(t.l2_flush_method)},
           {"kernel_floor_us", t.kernel_floor_ms * 1000.0}, {"cuda_graphs", t.cuda_graphs}};
 }
 

@@ -134,6 +134,10 @@ void add_bench_timing_options(CLI::App& cmd, BenchTimingOptions& o) {
   cmd.add_option("--l2-flush-multiple", t.l2_flush_multiple,
                  "The L2 flush buffer's size in multiples of the L2 cache; 0: no flush" + engine_default)
       ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--l2-flush-method", t.l2_flush_method,
+                 "How the L2 flush fills the cache: read (leaves clean lines) or zero (dirty lines, as do_bench)" +
+                     engine_default)
+      ->check(CLI::IsMember({"read", "zero"}));
   cmd.add_option("--kernel-floor-us", t.kernel_floor_us,
                  "Below this kernel time a call is timed dispatch-inclusive" + engine_default)
       ->check(CLI::NonNegativeNumber);

@@ -71,6 +71,7 @@ struct TimingOverrides {
   std::optional<double> target_ci;
   std::optional<size_t> batch, warmup, min_samples, max_samples;
   std::optional<double> l2_flush_multiple;
+  std::optional<std::string> l2_flush_method;
   std::optional<double> kernel_floor_us;
 };
 

@@ -29,6 +29,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Kernels link the shared libstdc++ by name, ahead of the compiler's own
+// -lstdc++: a toolchain that has only libstdc++.a would put a private copy of
+// it in every kernel, which breaks inside a Python process (see CMakeLists.txt).
+constexpr const char* kSharedLibstdcxx = "-l:libstdc++.so.6";
+
 std::vector<std::string> split(const std::string& text, char sep) {
   std::vector<std::string> parts;
   std::stringstream in(text);
@@ -134,6 +139,7 @@ Toolchain cuda_toolchain(const CudaSetup& setup) {
     t.flags.push_back(setup.host_compiler);
   }
   add_torch_paths(t.flags, "-Xlinker=-rpath,");
+  t.flags.push_back(std::string("-Xlinker=") + kSharedLibstdcxx);
   for (const char* l : {"-ltorch", "-ltorch_cpu", "-lc10", "-ltorch_cuda", "-lc10_cuda"}) t.flags.push_back(l);
   return t;
 }
@@ -144,6 +150,7 @@ CompileSettings default_compile_settings() {
   s.cxx.compiler = cxx.empty() ? BACKENDBENCH_KERNEL_CXX : cxx;
   s.cxx.flags = {"-std=c++20", "-O2", "-fPIC", "-shared", "-D_GLIBCXX_USE_CXX11_ABI=1", "-w"};
   add_torch_paths(s.cxx.flags, "-Wl,-rpath,");
+  s.cxx.flags.push_back(std::string("-Wl,") + kSharedLibstdcxx);
   for (const char* l : {"-ltorch", "-ltorch_cpu", "-lc10"}) s.cxx.flags.push_back(l);
   const bool torch_has_cuda = timing::cuda::built_with_cuda();
   s.cuda = cuda_toolchain({.nvcc = find_nvcc(),

@@ -7,9 +7,12 @@
 // Loading the library with $BACKENDBENCH_KERNELS_DIR set enables that
 // directory at once, for $BACKENDBENCH_KERNELS_DEVICE (cpu or cuda; default
 // cuda when this torch sees a GPU, else cpu), so unmodified scripts run on it.
+#include <dlfcn.h>
 #include <execinfo.h>
 
 #include <csignal>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -71,6 +74,14 @@ bool enable_from_environment() {
       void* frames[64];
       const int n = ::backtrace(frames, 64);
       ::backtrace_symbols_fd(frames, n, 2);
+      // Offsets into each library, for `addr2line -f -C -i -e LIB OFFSET`
+      // (static functions have no symbol above, and the nearest one misleads).
+      for (int i = 0; i < n; ++i) {
+        Dl_info info{};
+        if (::dladdr(frames[i], &info) == 0 || info.dli_fname == nullptr) continue;
+        const auto offset = reinterpret_cast<uintptr_t>(frames[i]) - reinterpret_cast<uintptr_t>(info.dli_fbase);
+        std::fprintf(stderr, "  #%d %s +0x%zx\n", i, info.dli_fname, static_cast<size_t>(offset));
+      }
       std::signal(signal, SIG_DFL);
       std::raise(signal);
     });

@@ -63,7 +63,12 @@ class Sampler {
       const int64_t l2 = cuda::l2_cache_bytes(device_);
       const int64_t bytes = l2 > 0 ? static_cast<int64_t>(o_.l2_flush_multiple * static_cast<double>(l2))
                                    : (int64_t{256} << 20);
-      if (bytes > 0) flush_ = at::empty({bytes}, at::TensorOptions().dtype(at::kByte).device(device_));
+      // Floats, zeroed once, so that a reading flush sums finite values.
+      const int64_t floats = bytes / static_cast<int64_t>(sizeof(float));
+      if (floats > 0) {
+        flush_ = at::zeros({floats}, at::TensorOptions().dtype(at::kFloat).device(device_));
+        flush_sum_ = at::empty({}, flush_.options());
+      }
     }
     // First uses load modules and create events, which may wait for the
     // device: do them now, not while a batch holds the stream.
@@ -91,7 +96,12 @@ class Sampler {
 
   // Queues the L2 flush (nothing when flushing is off or on the CPU).
   void flush() {
-    if (flush_.defined()) flush_.zero_();
+    if (!flush_.defined()) return;
+    if (o_.l2_flush_method == L2FlushMethod::read) {
+      at::sum_out(flush_sum_, flush_);
+    } else {
+      flush_.zero_();
+    }
   }
 
   size_t throttled_batches() const { return throttled_batches_; }
@@ -128,7 +138,7 @@ class Sampler {
   TimingOptions o_;
   std::optional<c10::Stream> stream_;
   std::vector<c10::Event> starts_, ends_;  // the event pool, reused batch after batch
-  at::Tensor flush_;
+  at::Tensor flush_, flush_sum_;
   const GpuMonitor* monitor_ = nullptr;  // clocks, where the driver exposes them
   size_t throttled_batches_ = 0;
 };
@@ -204,6 +214,14 @@ SampleStats per_call(std::vector<double> replays, size_t calls) {
 }
 
 }  // namespace
+
+std::string to_string(L2FlushMethod method) { return method == L2FlushMethod::read ? "read" : "zero"; }
+
+std::optional<L2FlushMethod> l2_flush_method_from_name(const std::string& name) {
+  if (name == "read") return L2FlushMethod::read;
+  if (name == "zero") return L2FlushMethod::zero;
+  return std::nullopt;
+}
 
 void synchronize(c10::Device device) {
   if (device.is_cpu()) return;

@@ -2,7 +2,7 @@
 //
 // On GPUs every sample is a pair of CUDA events (c10::Event, from a pool)
 // around one call, queued in batches: before each sample the L2 cache is
-// flushed (a buffer twice its size is zeroed), and while a batch is queued the
+// flushed (a buffer the size of the L2 is read, or zeroed), and while a batch is queued the
 // stream is held so the host's launch gaps between samples do not enter the
 // timed spans; one synchronization per batch. That measures the kernels'
 // time ("kernel" mode). Calls that do (almost) no GPU work, or that
@@ -32,6 +32,14 @@
 
 namespace backendbench::timing {
 
+// How the L2 flush before each sample fills the cache. Zeroing (triton's
+// do_bench, nvbench) leaves it full of dirty lines that the timed call must
+// write back to memory as it evicts them; reading leaves clean lines, as
+// Nsight Compute's cache control does by invalidating.
+enum class L2FlushMethod { read, zero };
+std::string to_string(L2FlushMethod method);
+std::optional<L2FlushMethod> l2_flush_method_from_name(const std::string& name);
+
 struct TimingOptions {
   size_t warmup = 3;               // untimed calls first
   size_t min_samples = 10;
@@ -43,6 +51,7 @@ struct TimingOptions {
   bool hold_stream = true;         // GPU: hold the stream while a batch is queued
   double kernel_floor_ms = 0.005;  // GPU: below this kernel time a call is timed in dispatch mode
   double l2_flush_multiple = 1.0;  // GPU: the flush buffer is this many times the L2 size
+  L2FlushMethod l2_flush_method = L2FlushMethod::read;
   bool cuda_graphs = false;        // GPU: time_pair also times both sides replayed from CUDA graphs
   double graph_replay_ms = 0.1;    // GPU: calls per graph chosen so that one replay takes about this long
 };

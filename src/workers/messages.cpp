@@ -1,5 +1,7 @@
 #include "workers/messages.h"
 
+#include <stdexcept>
+
 namespace backendbench::workers {
 
 using Json = nlohmann::ordered_json;
@@ -25,6 +27,7 @@ Json to_json(const WorkerConfig& c) {
             {"hold_stream", t.hold_stream},
             {"kernel_floor_ms", t.kernel_floor_ms},
             {"l2_flush_multiple", t.l2_flush_multiple},
+            {"l2_flush_method", timing::to_string(t.l2_flush_method)},
             {"cuda_graphs", t.cuda_graphs},
             {"graph_replay_ms", t.graph_replay_ms}}},
           {"baseline_cache", c.baseline_cache},
@@ -32,6 +35,13 @@ Json to_json(const WorkerConfig& c) {
           {"memory_limit_mb", c.memory_limit_mb},
           {"cpu_limit_s", c.cpu_limit_s}};
 }
+
+namespace {
+timing::L2FlushMethod flush_method_of(const std::string& name) {
+  if (auto method = timing::l2_flush_method_from_name(name)) return *method;
+  throw std::invalid_argument("worker configuration: unknown l2_flush_method '" + name + "'");
+}
+}  // namespace
 
 WorkerConfig config_from_json(const Json& j) {
   WorkerConfig c;
@@ -52,6 +62,7 @@ WorkerConfig config_from_json(const Json& j) {
               .hold_stream = t.at("hold_stream").get<bool>(),
               .kernel_floor_ms = t.at("kernel_floor_ms").get<double>(),
               .l2_flush_multiple = t.at("l2_flush_multiple").get<double>(),
+              .l2_flush_method = flush_method_of(t.at("l2_flush_method").get<std::string>()),
               .cuda_graphs = t.at("cuda_graphs").get<bool>(),
               .graph_replay_ms = t.at("graph_replay_ms").get<double>()};
   c.baseline_cache = j.at("baseline_cache").get<bool>();
