@@ -13,9 +13,10 @@
 #             separated by ';') -> sweep_N.txt / sweep_N.json, then a one-line summary of each
 #   graphs    bench-timing --cuda-graphs (first pass) -> bench_graphs.json; the smoke suite with
 #             --cuda-graphs -> smoke_graphs_run/
-#   ncu       tools/ncu_compare.py over bench_timing.json (run bench first) -> ncu_compare.json, ncu_logs/
+#   ncu       tools/ncu_compare.py over bench_timing.json (run bench first; $NCU_COUNT inputs, default 80,
+#             about 3.5 s each) -> ncu_compare.json, ncu_logs/
 #   dobench   tools/do_bench_compare.py over bench_timing.json ($DOBENCH_INPUTS inputs, default all;
-#             about 0.25 s each) -> do_bench.json
+#             about 0.25 s each; inputs not started within $DOBENCH_TIMEOUT s, default 540, are left out) -> do_bench.json
 #   roundtrip trace real models, replay each trace with `backendbench trace`, compare operators
 #   override  real models on ATen and on examples/kernels_cuda (tools/model_override.py)
 #   kernels   the CUDA example kernels on their operators' torchbench inputs -> kernels_run/
@@ -69,9 +70,10 @@ for step in "$@"; do
     ncu) ncu_bin=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
       if [ -z "$ncu_bin" ]; then echo "ncu not found"; continue; fi
       timeout "${NCU_TIMEOUT:-580}" python3 tools/ncu_compare.py --bench "$OUT/bench_timing.json" --ncu "$ncu_bin" \
-        --logs "$OUT/ncu_logs" --out "$OUT/ncu_compare.json" 2>&1 | tee "$OUT/ncu_compare.txt" | tail -45 ;;
+        --count "${NCU_COUNT:-80}" --calls 3 --logs "$OUT/ncu_logs" --out "$OUT/ncu_compare.json" 2>&1 \
+        | tee "$OUT/ncu_compare.txt" | grep -v "^input " | tail -"$(( ${NCU_COUNT:-80} + 10 ))" ;;
     dobench) limit=(); [ -n "${DOBENCH_INPUTS:-}" ] && limit=(--max-inputs "$DOBENCH_INPUTS")
-      timeout "${DOBENCH_TIMEOUT:-580}" python3 tools/do_bench_compare.py --bench "$OUT/bench_timing.json" "${limit[@]}" \
+      python3 tools/do_bench_compare.py --bench "$OUT/bench_timing.json" "${limit[@]}" --time-limit "${DOBENCH_TIMEOUT:-540}" \
         --out "$OUT/do_bench.json" 2>&1 | tee "$OUT/do_bench.txt" | tail -14 ;;
     roundtrip) python3 tools/trace_models.py --lib build/libbackendbench_trace.so --out "$OUT/roundtrip" \
                  --models "${ROUNDTRIP_MODELS:-hf_BertForMaskedLM,timm_resnet18}" 2>&1 | tail -3

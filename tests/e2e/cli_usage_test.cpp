@@ -47,6 +47,7 @@ TEST_F(CliUsage, BadFlagsAndValuesAreUsageErrorsNamingTheFlag) {
       {"bench-timing --min-samples 20 --max-samples 10", "--min-samples (20) exceeds --max-samples"},
       {"bench-timing --batch 0", "--batch"},
       {"bench-timing --budget-ms -1", "--budget-ms"},
+      {"bench-timing --l2-flush-method dirty", "--l2-flush-method"},
       {"bench-timing --device cpu --inputs 3 --profile-input 3", "--profile-input 3: there are 3 inputs"},
   };
   for (const auto& c : cases) {
@@ -54,6 +55,17 @@ TEST_F(CliUsage, BadFlagsAndValuesAreUsageErrorsNamingTheFlag) {
     EXPECT_EQ(o.exit_code, 2) << c.args << "\n" << o.err;
     EXPECT_NE(o.err.find(c.expected), std::string::npos) << c.args << " -> " << o.err;
     EXPECT_TRUE(o.out.empty()) << c.args << " printed scores: " << o.out;
+  }
+}
+
+// The engine settings a bench-timing run used head its output: read flushes by default, zero on request.
+TEST_F(CliUsage, BenchTimingPrintsTheL2FlushMethodItUses) {
+  for (const std::string method : {"", "zero"}) {
+    const std::string flag = method.empty() ? "" : " --l2-flush-method " + method;
+    const Outcome o = run("bench-timing --device cpu --inputs 1 --cold-only" + flag);
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    const std::string expected = "\"l2_flush_method\":\"" + (method.empty() ? std::string("read") : method) + "\"";
+    EXPECT_NE(o.out.find(expected), std::string::npos) << flag << " -> " << o.out;
   }
 }
 
