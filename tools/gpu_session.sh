@@ -71,7 +71,7 @@ for step in "$@"; do
       if [ -z "$ncu_bin" ]; then echo "ncu not found"; continue; fi
       timeout "${NCU_TIMEOUT:-580}" python3 tools/ncu_compare.py --bench "$OUT/bench_timing.json" --ncu "$ncu_bin" \
         --count "${NCU_COUNT:-80}" --calls 3 --logs "$OUT/ncu_logs" --out "$OUT/ncu_compare.json" 2>&1 \
-        | tee "$OUT/ncu_compare.txt" | grep -v "^input " | tail -"$(( ${NCU_COUNT:-80} + 10 ))" ;;
+        | tee "$OUT/ncu_compare.txt" | grep -vE "^input [0-9]+ [^ ]+: ncu [0-9]" | tail -"$(( ${NCU_COUNT:-80} + 10 ))" ;;
     dobench) limit=(); [ -n "${DOBENCH_INPUTS:-}" ] && limit=(--max-inputs "$DOBENCH_INPUTS")
       python3 tools/do_bench_compare.py --bench "$OUT/bench_timing.json" "${limit[@]}" --time-limit "${DOBENCH_TIMEOUT:-540}" \
         --out "$OUT/do_bench.json" 2>&1 | tee "$OUT/do_bench.txt" | tail -14 ;;

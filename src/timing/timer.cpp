@@ -63,10 +63,10 @@ class Sampler {
       const int64_t l2 = cuda::l2_cache_bytes(device_);
       const int64_t bytes = l2 > 0 ? static_cast<int64_t>(o_.l2_flush_multiple * static_cast<double>(l2))
                                    : (int64_t{256} << 20);
-      // Floats, zeroed once, so that a reading flush sums finite values.
+      // Its values are never looked at: summing (a reading flush) only has to touch every line.
       const int64_t floats = bytes / static_cast<int64_t>(sizeof(float));
       if (floats > 0) {
-        flush_ = at::zeros({floats}, at::TensorOptions().dtype(at::kFloat).device(device_));
+        flush_ = at::empty({floats}, at::TensorOptions().dtype(at::kFloat).device(device_));
         flush_sum_ = at::empty({}, flush_.options());
       }
     }
