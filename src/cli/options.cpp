@@ -1,6 +1,7 @@
 #include "cli/options.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -31,7 +32,10 @@ std::string written(double bound) {
 
 CLI::Validator number(NumberKind kind, double min, bool min_allowed = true) {
   const std::string description =
-      std::string(kind == NumberKind::count ? "whole number" : "number") + (min_allowed ? " >= " : " > ") + written(min);
+      min == -std::numeric_limits<double>::max()
+          ? "finite number"
+          : std::string(kind == NumberKind::count ? "whole number" : "number") + (min_allowed ? " >= " : " > ") +
+                written(min);
   return CLI::Validator(
       [kind, min, min_allowed](std::string& text) -> std::string {
         const std::string got = ", got '" + text + "'";

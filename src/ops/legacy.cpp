@@ -1,8 +1,6 @@
 #include "ops/legacy.h"
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
 
 #include "ops/resolve.h"
 #include "spec/serialize.h"
@@ -137,38 +135,36 @@ Bound bind_legacy(const Parameters& params, const spec::Arguments& args) {
   return out;
 }
 
-const std::vector<spec::Value>* items_of(const spec::Value& v) {
-  if (const auto* l = v.get_if<spec::List>()) return &l->items;
-  if (const auto* t = v.get_if<spec::Tuple>()) return &t->items;
-  return nullptr;
+// The items of a list (or tuple) argument, each checked by `take`; Unfit naming `what` otherwise.
+template <typename T, typename Take>
+std::vector<T> list_of(const spec::Value& v, std::string_view name, std::string_view what, Take take) {
+  const auto* list = v.get_if<spec::List>();
+  const auto* tuple = v.get_if<spec::Tuple>();
+  const std::vector<spec::Value>* items = list ? &list->items : tuple ? &tuple->items : nullptr;
+  const Unfit unfit{"'" + std::string(name) + "' must be " + std::string(what)};
+  if (!items) throw unfit;
+  std::vector<T> out;
+  for (const auto& item : *items) {
+    const std::optional<T> value = take(item);
+    if (!value) throw unfit;
+    out.push_back(*value);
+  }
+  return out;
 }
 
 std::vector<int64_t> int_list(const spec::Value& v, std::string_view name) {
-  const auto* items = items_of(v);
-  if (!items) throw Unfit{"'" + std::string(name) + "' must be a list of integers"};
-  std::vector<int64_t> out;
-  for (const auto& item : *items) {
-    const auto* i = item.get_if<int64_t>();
-    if (!i) throw Unfit{"'" + std::string(name) + "' must be a list of integers"};
-    out.push_back(*i);
-  }
-  return out;
+  return list_of<int64_t>(v, name, "a list of integers", [](const spec::Value& item) -> std::optional<int64_t> {
+    if (const auto* i = item.get_if<int64_t>()) return *i;
+    return std::nullopt;
+  });
 }
 
 std::vector<double> number_list(const spec::Value& v, std::string_view name) {
-  const auto* items = items_of(v);
-  if (!items) throw Unfit{"'" + std::string(name) + "' must be a list of numbers or None"};
-  std::vector<double> out;
-  for (const auto& item : *items) {
-    if (const auto* i = item.get_if<int64_t>()) {
-      out.push_back(static_cast<double>(*i));
-    } else if (const auto* d = item.get_if<double>()) {
-      out.push_back(*d);
-    } else {
-      throw Unfit{"'" + std::string(name) + "' must be a list of numbers or None"};
-    }
-  }
-  return out;
+  return list_of<double>(v, name, "a list of numbers or None", [](const spec::Value& item) -> std::optional<double> {
+    if (const auto* i = item.get_if<int64_t>()) return static_cast<double>(*i);
+    if (const auto* d = item.get_if<double>()) return *d;
+    return std::nullopt;
+  });
 }
 
 spec::List int_values(const std::vector<int64_t>& values) {

@@ -29,7 +29,7 @@ void require_inputs(const std::string& flag, const std::string& source, bool has
   if (has_inputs) return;
   std::string message = flag + " " + util::printable(source) + ": ";
   if (diagnostics.empty()) {
-    message += "holds no trace line or dataset record";
+    message += "holds no input: no 'cnt: N, ARGS' line and no dataset record";
   } else {
     constexpr size_t kShown = 3;
     for (size_t i = 0; i < std::min(kShown, diagnostics.size()); ++i) {

@@ -16,11 +16,10 @@ struct Refusal {
   std::string expected;  // stderr must contain this
 };
 
-void expect_refused(BadInput& t, const Outcome& o, const Refusal& r) {
+void expect_refused(const Outcome& o, const Refusal& r) {
   EXPECT_EQ(o.exit_code, 2) << r.args << "\n" << o.err;
   EXPECT_NE(o.err.find(r.expected), std::string::npos) << r.args << " -> " << o.err;
   EXPECT_TRUE(o.out.empty()) << r.args << " printed scores: " << o.out;
-  (void)t;
 }
 
 TEST_F(BadInput, DataThatYieldsNothingIsRefusedNamingThePath) {
@@ -33,6 +32,7 @@ TEST_F(BadInput, DataThatYieldsNothingIsRefusedNamingThePath) {
   write("broken.json", "[{\"op_name\": ");
   write("object.json", "{\"records\": 3}");
   write("none.json", "[]");
+  write("operators_only.txt", "Operator: aten.relu.default\nOperator: aten.add.Tensor\n");
   write("bad_records.json", R"([{"op_name": "aten.relu.default"}, {"args": "((T([2], f32),), {})"}])");
   write("garbage.parquet", "PAR1 not really");
   const std::string tb = "--suite torchbench --device cpu --disable-output-logs ";
@@ -46,11 +46,12 @@ TEST_F(BadInput, DataThatYieldsNothingIsRefusedNamingThePath) {
       {tb + "--data image.txt", "(it starts with \\x89PNG)"},
       {tb + "--data broken.json", "--data broken.json: invalid JSON"},
       {tb + "--data object.json", "--data object.json: expected a JSON list of records"},
-      {tb + "--data none.json", "--data none.json: holds no trace line or dataset record"},
+      {tb + "--data none.json", "--data none.json: holds no input: no 'cnt: N, ARGS' line and no dataset record"},
+      {tb + "--data operators_only.txt", "--data operators_only.txt: holds no input"},
       {tb + "--data bad_records.json", "--data bad_records.json: record 0: missing 'args'; record 1: missing 'op_name'"},
       {tb + "--data garbage.parquet", "--data garbage.parquet: "},
   };
-  for (const auto& c : cases) expect_refused(*this, run(c.args), c);
+  for (const auto& c : cases) expect_refused(run(c.args), c);
 }
 
 TEST_F(BadInput, UnreadableDataIsRefused) {
@@ -58,7 +59,7 @@ TEST_F(BadInput, UnreadableDataIsRefused) {
   write("secret.txt", "Operator: aten.relu.default\ncnt: 1, ((T([2], f32),), {})\n");
   ::chmod((dir_ / "secret.txt").c_str(), 0);
   const Refusal r{"--suite torchbench --device cpu --data secret.txt", "--data secret.txt: cannot read trace file: "};
-  expect_refused(*this, run(r.args), r);
+  expect_refused(run(r.args), r);
 }
 
 // A malformed line inside a good trace is a failed test naming file:line, an
@@ -97,7 +98,7 @@ TEST_F(BadInput, OpsThatMatchNothingAreRefusedWithNearNames) {
   };
   for (const auto& c : cases) {
     const Outcome o = run(c.args);
-    expect_refused(*this, o, c);
+    expect_refused(o, c);
     EXPECT_EQ(o.err.find('\x1b'), std::string::npos) << "raw escape byte in: " << o.err;
   }
   // The legacy name the trace used still selects the operator it became; a filter
@@ -161,7 +162,7 @@ TEST_F(BadInput, NumbersReadAsPeopleWriteThem) {
   };
   for (const auto& c : cases) {
     const Outcome o = run(c.args);
-    expect_refused(*this, o, c);
+    expect_refused(o, c);
     EXPECT_EQ(o.err.find(".000000"), std::string::npos) << o.err;
   }
 }
