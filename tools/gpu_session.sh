@@ -21,6 +21,8 @@
 #   override  real models on ATen and on examples/kernels_cuda (tools/model_override.py)
 #   kernels   the CUDA example kernels on their operators' torchbench inputs -> kernels_run/
 #   scaling   the full torchbench suite on GPU 0 alone, then on GPUs 0 and 1 -> scaling.txt
+#   legacy    the published layout with torch 1.13 operators (tests/fixtures/published_traces), ATen vs ATen
+#             on CUDA -> legacy_run/ (expect correctness 1.00 and 2 inputs excluded as not operators of torch)
 # Everything lands in one archive, $RESULTS (default ./gpu_results.tgz). Artifacts are written to
 # $SESSION_DIR (default: a fresh temporary folder); give several invocations the same SESSION_DIR
 # (e.g. build/session) so that ncu and dobench find the bench_timing.json of an earlier bench.
@@ -99,5 +101,10 @@ for step in "$@"; do
         echo "devices $devices: $(( (end - start) / 1000000 )) ms; $(grep -m1 'correctness score' "$OUT/scaling_$devices.txt")" \
           | tee -a "$OUT/scaling.txt"
       done ;;
+    legacy) build/backendbench --suite torchbench --data tests/fixtures/published_traces --log-dir "$OUT/legacy_run" \
+              2>"$OUT/legacy_stderr.txt" | tee "$OUT/legacy.txt"
+      grep -E "rewritten|not an operator" "$OUT/legacy_stderr.txt" | head -5
+      python3 -c "import json,sys; [print('excluded', e['op_name'] + ':', e['reason'][:60]) for e in json.load(open(sys.argv[1]))]" \
+        "$OUT/legacy_run/excluded_tests.json" ;;
   esac
 done

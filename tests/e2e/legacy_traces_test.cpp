@@ -1,7 +1,8 @@
 // Traces in the layout of the published TorchBench problem set (hf_train/,
 // timm_train/, torchbench_train/, one file per model), recorded by an older
-// torch: legacy operators run as today's, operators today's torch does not
-// have are excluded with that reason, and ATen judged against ATen scores 1.00.
+// torch (tests/fixtures/published_traces): legacy operators run as today's,
+// operators today's torch does not have are excluded with that reason, and
+// ATen judged against ATen scores 1.00.
 #include <set>
 #include <string>
 
@@ -10,43 +11,13 @@
 namespace backendbench::e2e {
 namespace {
 
-class LegacyTraces : public CliTest {
- protected:
-  // Shapes of the published traces (torch 1.13 nightlies), a few per legacy operator.
-  void write_published_layout() {
-    write("input_configs/hf_train/YituTechConvBert_training.txt",
-          "Operator: aten.im2col.default\n"
-          "cnt: 12, ((T([1, 384, 512, 1], f16), [9, 1], [1, 1], [4, 0], [1, 1]), {})\n"
-          "Operator: aten.im2col_backward.default\n"
-          "cnt: 12, ((T([1, 3456, 512], f16, stride=(1769472, 1, 3456)), [512, 1], [9, 1], [1, 1], [4, 0], [1, 1]), {})\n"
-          "Operator: aten.sum.SymInt\n"
-          "cnt: 25, ((T([512, 768], f16), [0], True), {})\n");
-    write("input_configs/timm_train/hrnet_w18_training.txt",
-          "Operator: aten.upsample_nearest2d.vec\n"
-          "cnt: 3, ((T([4, 18, 28, 28], f16), None, [2.0, 2.0]), {})\n"
-          "Operator: aten.upsample_nearest2d_backward.vec\n"
-          "cnt: 3, ((T([4, 18, 56, 56], f16), None, [4, 18, 28, 28], [2.0, 2.0]), {})\n"
-          "cnt: 1, ((T([2, 36, 28, 28], f16), None, [2, 36, 7, 7], [4.0, 4.0]), {})\n");
-    write("input_configs/timm_train/mobilevit_s_training.txt",
-          "Operator: aten.upsample_bilinear2d_backward.vec\n"
-          "cnt: 2, ((T([2, 64, 32, 32], f16), None, [2, 64, 16, 16], False, [2.0, 2.0]), {})\n"
-          "cnt: 1, ((T([1, 16, 15, 20], f16), [15, 20], [1, 16, 8, 10], True, None), {})\n"
-          "Operator: aten.sum.SymInt\n"
-          "cnt: 1, ((T([512, 768], f16), [0], True), {})\n");
-    write("input_configs/torchbench_train/Background_Matting_training.txt",
-          "Operator: aten.col2im_backward.default\n"
-          "cnt: 4, ((T([1, 64, 10, 12], f16), [3, 3], [1, 1], [1, 1], [1, 1]), {})\n"
-          "Operator: aten.kl_div_backward.default\n"
-          "cnt: 1, ((T([], f32), T([4, 10], f32), T([4, 10], f32), 1, False), {})\n"
-          "Operator: aten.diag_backward.default\n"
-          "cnt: 1, ((T([5, 5], f32), [5], 0), {})\n");
-    write("input_configs/README.md", "the layout the dataset card describes\n");
-  }
-};
+using LegacyTraces = CliTest;
+
+// tests/fixtures/published_traces: hf_train/, timm_train/, torchbench_train/ and a README.
+const std::string kLayout = "'" + fixture("published_traces").string() + "'";
 
 TEST_F(LegacyTraces, PublishedLayoutRunsAtenAgainstAtenAtOne) {
-  write_published_layout();
-  const Outcome o = run("--suite torchbench --data input_configs --device cpu --log-dir out");
+  const Outcome o = run("--suite torchbench --data " + kLayout + " --device cpu --log-dir out");
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_NE(o.out.find("correctness score (mean pass rate over all operators): 1.00"), std::string::npos)
       << o.out << o.err;
@@ -74,8 +45,7 @@ TEST_F(LegacyTraces, PublishedLayoutRunsAtenAgainstAtenAtOne) {
 
 // BackendBench's name for --data, and a single file of the layout, give the same tests.
 TEST_F(LegacyTraces, AlternativeTorchbenchDataPathIsData) {
-  write_published_layout();
-  const std::string file = "input_configs/timm_train/hrnet_w18_training.txt";
+  const std::string file = "'" + fixture("published_traces/timm_train/hrnet_w18_training.txt").string() + "'";
   const Outcome a = run("--suite torchbench --data " + file + " --device cpu --num-workers 0 --log-dir a");
   const Outcome b = run("--suite torchbench --alternative-torchbench-data-path " + file +
                         " --device cpu --num-workers 0 --log-dir b");
