@@ -24,6 +24,8 @@
 #   suites    --suite opinfo and --suite facto on ATen (CUDA, bfloat16) -> opinfo_run/, facto_run/, with
 #             their figures (tools/suite_figures.py) and times; OpInfo needs the expecttest package:
 #             a carried wheel is installed from $WHEELS_DIR (default: the repository root) when it is missing
+#   legacy    the published layout with torch 1.13 operators (tests/fixtures/published_traces), ATen vs ATen
+#             on CUDA -> legacy_run/ (expect correctness 1.00 and 2 inputs excluded as not operators of torch)
 # Everything lands in one archive, $RESULTS (default ./gpu_results.tgz). Artifacts are written to
 # $SESSION_DIR (default: a fresh temporary folder); give several invocations the same SESSION_DIR
 # (e.g. build/session) so that ncu and dobench find the bench_timing.json of an earlier bench.
@@ -112,5 +114,10 @@ for step in "$@"; do
         grep -E "exporting|OpInfos left out|facto: [0-9]+ operators|error|fatal" "$OUT/${suite}_stderr.txt" | head -8
         python3 tools/suite_figures.py "$OUT/${suite}_run" | tee "$OUT/${suite}_figures.txt"
       done ;;
+    legacy) build/backendbench --suite torchbench --data tests/fixtures/published_traces --log-dir "$OUT/legacy_run" \
+              2>"$OUT/legacy_stderr.txt" | tee "$OUT/legacy.txt"
+      grep -E "rewritten|not an operator" "$OUT/legacy_stderr.txt" | head -5
+      python3 -c "import json,sys; [print('excluded', e['op_name'] + ':', e['reason'][:60]) for e in json.load(open(sys.argv[1]))]" \
+        "$OUT/legacy_run/excluded_tests.json" ;;
   esac
 done

@@ -122,6 +122,7 @@ struct Command {
   MergeOptions merge;
   std::string help_text;  // for Kind::help
   std::string command_line;  // as typed, for OVERALL_SUMMARY.md
+  std::vector<std::string> warnings;  // flags given that this command ignores ("--llm-model is ignored: ...")
 };
 
 // A usage error: the message names the flag. main() prints it and exits with 2.

@@ -22,7 +22,7 @@ namespace backendbench::data {
 struct SourceLocation {
   std::string file;
   size_t line = 0;  // 1-based; 0 when the source has no lines (a JSON record index is used instead)
-  std::string describe() const;  // "file:line"
+  std::string describe() const;  // "file:line", with unprintable bytes of the file name escaped
 };
 
 // How a record's tensors get their values. Traces and datasets give shapes
@@ -68,6 +68,12 @@ struct InputRecord {
   std::optional<bool> is_overhead_dominated_op;
   std::vector<std::string> in_models;  // trace files: the model (file stem) each occurrence came from
   int64_t in_models_count = 0;
+  // Trace folders: where under the folder given each model's file lies ("hf_train",
+  // "timm_train", ...); empty for files at its top and for datasets.
+  std::vector<std::string> in_folders;
+  // Set when the trace named an operator of an older torch that the run
+  // rewrote onto today's (ops/legacy.h): the name as the trace wrote it.
+  std::string legacy_op_name;
 };
 
 struct Diagnostic {
@@ -80,9 +86,12 @@ struct LoadedInputs {
   std::vector<Diagnostic> diagnostics;   // lines that could not be attributed, unreadable files
 };
 
-// A trace file, or every regular file of a folder (sorted by name, not recursive).
-// Duplicate (op_name, canonical args) pairs are merged with counts summed and
-// models collected; `cnt: 0` inputs are marked synthetic.
+// A trace file, or every `*.txt` file of a folder at any depth (sorted by
+// path; hidden entries skipped), as BackendBench reads `**/*.txt`. A model is
+// named by its file's stem; its folder is kept in in_folders. Duplicate
+// (op_name, canonical args) pairs are merged with counts summed and models
+// collected; `cnt: 0` inputs are marked synthetic. A file with no trace line
+// at all gives one diagnostic, not one per line.
 LoadedInputs load_traces(const std::filesystem::path& file_or_folder);
 
 // The dataset JSON with the card's fields (uuid, op_name, args, runnable,
@@ -101,5 +110,9 @@ LoadedInputs load_dataset_parquet(const std::filesystem::path& file);
 // Dispatches on what the path is: a folder or a `.txt` file -> traces, `.json`
 // -> dataset JSON, `.parquet` -> dataset parquet.
 LoadedInputs load_inputs(const std::filesystem::path& path);
+
+// Merges records with the same op_name and canonical arguments, as the loaders
+// do (for records whose names or arguments were rewritten after loading).
+std::vector<InputRecord> merge_duplicates(std::vector<InputRecord> records);
 
 }  // namespace backendbench::data

@@ -4,6 +4,7 @@
 #include <limits>
 #include <mutex>
 #include <stdexcept>
+#include <string>
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
@@ -124,6 +125,11 @@ void TensorFactory::check_spans_used() const {
 }
 
 at::Tensor TensorFactory::make(const spec::TensorSpec& spec) {
+  // The parser refuses such specs; specs built in code are checked here, before any size arithmetic.
+  if (!spec::tensor_bytes(spec)) {
+    throw std::length_error("impossible tensor size: a tensor of " + std::to_string(spec.shape.size()) +
+                            " dimensions whose size in bytes overflows int64");
+  }
   const auto type = to_scalar_type(spec.dtype);
   const uint64_t seed = seed_ + 0x9E3779B97F4A7C15ULL * ++made_;
   const int64_t extent = spec::storage_extent(spec);

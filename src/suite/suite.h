@@ -50,10 +50,6 @@ struct Suite {
   double test_timeout_s = 120;                // a test's deadline, unless --test-timeout says otherwise
 };
 
-// Keeps operators whose name contains any of `filters` (all when empty), as
-// BackendBench's --ops does.
-void filter_operators(Suite& suite, const std::vector<std::string>& filters);
-
 // BackendBench's smoke suite: relu, on a handful of shapes and dtypes for
 // correctness (strided and empty tensors included) and one large input for
 // performance (2**28 elements on GPUs as in BackendBench, 2**22 on the CPU).
