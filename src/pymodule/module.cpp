@@ -4,6 +4,8 @@
 // runner::OperatorRun, the path every test takes. Results cross as JSON, in
 // the codec of full_results.json. Both release the GIL while the engine runs,
 // so that Python kernels run in this interpreter can take it.
+#include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <torch/csrc/jit/python/pybind_utils.h>
 
 #include "kernels/python_runtime.h"
 #include "ops/resolve.h"
@@ -22,6 +25,7 @@
 #include "session/suites.h"
 #include "spec/parse.h"
 #include "spec/serialize.h"
+#include "timing/timer.h"
 #include "util/log.h"
 
 namespace py = pybind11;
@@ -155,6 +159,50 @@ std::string evaluate(const std::string& op_text, const py::object& fn, std::opti
   return outcome_json(results, p, std::nullopt).dump();
 }
 
+// Mean seconds per call of `fn` called as the engine calls a Python kernel
+// (the boxed arguments converted, the GIL taken, the result converted and
+// checked), and of ATen's kernel on the same boxed arguments, over `calls`
+// calls each, the device synchronized at the end. For tools/python_boundary_bench.py.
+py::dict time_boundary(const std::string& op_text, const py::object& fn, const py::tuple& args, const py::dict& kwargs,
+                       size_t calls) {
+  auto resolved = ops::resolve(ops::parse_operator_name(op_text));
+  if (auto* e = std::get_if<ops::ResolveError>(&resolved)) throw std::invalid_argument(e->message);
+  const c10::OperatorHandle op = std::get<c10::OperatorHandle>(resolved);
+  const torch::jit::Stack inputs = torch::jit::createStackForSchema(op.schema(), args, kwargs, std::nullopt);
+  c10::Device device(c10::kCPU);
+  for (const auto& v : inputs) {
+    if (v.isTensor() && v.toTensor().defined()) {
+      device = v.toTensor().device();
+      break;
+    }
+  }
+  backends::Kernel kernel = kernels::python_runtime().wrap_callable(op, fn.ptr());
+  auto seconds_per_call = [&](const std::function<void(torch::jit::Stack&)>& call) {
+    for (size_t i = 0; i < std::min<size_t>(calls, 10); ++i) {  // warm up
+      torch::jit::Stack stack = inputs;
+      call(stack);
+    }
+    timing::synchronize(device);
+    const auto start = std::chrono::steady_clock::now();
+    for (size_t i = 0; i < calls; ++i) {
+      torch::jit::Stack stack = inputs;
+      call(stack);
+    }
+    timing::synchronize(device);
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / static_cast<double>(calls);
+  };
+  double python = 0, aten = 0;
+  {
+    py::gil_scoped_release engine_runs;
+    python = seconds_per_call([&](torch::jit::Stack& stack) { kernel(stack); });
+    aten = seconds_per_call([&](torch::jit::Stack& stack) { op.callBoxed(stack); });
+  }
+  py::dict out;
+  out["engine_python_s"] = python;
+  out["aten_boxed_s"] = aten;
+  return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_C, m) {
@@ -166,4 +214,6 @@ PYBIND11_MODULE(_C, m) {
         py::arg("executable"), py::arg("command_line"), py::arg("log_level"));
   m.def("evaluate", &evaluate, py::arg("op"), py::arg("fn"), py::arg("inputs"), py::arg("device"), py::arg("seed"),
         py::arg("performance"), py::arg("p"), py::arg("log_level"));
+  m.def("time_boundary", &time_boundary, py::arg("op"), py::arg("fn"), py::arg("args"), py::arg("kwargs"),
+        py::arg("calls"));
 }
