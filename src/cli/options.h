@@ -104,7 +104,7 @@ struct SetupDirsOptions {
   std::string ops;
   std::string data;                          // torchbench: as `run --data`
   std::string base_dir = "generated_kernels";
-  std::string language = "cpp";              // cpp or cuda: the stub's extension
+  std::string language = "cpp";              // cpp, cuda or python: the stub's extension
   std::string log_level = "INFO";
 };
 

@@ -43,7 +43,7 @@ int setup_dirs_command(const SetupDirsOptions& o) {
       {.kind = *suite::parse_suite_kind(o.suite), .op_filters = data::split_op_filters(o.ops), .data = o.data},
       session::choose_device(""));
   for (const auto& d : suite.diagnostics) BB_LOG(warning) << d.where.describe() << ": " << d.message;
-  const std::string extension = o.language == "cuda" ? ".cu" : ".cpp";
+  const std::string extension = o.language == "cuda" ? ".cu" : o.language == "python" ? ".py" : ".cpp";
 
   size_t folders = 0, new_folders = 0, created = 0, kept = 0;
   for (const auto& tests : suite.operators) {

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "backends/backend.h"
@@ -13,6 +15,7 @@
 #include "kernels/directory.h"
 #include "kernels/folder_operator.h"
 #include "kernels/pregenerated.h"
+#include "kernels/scaffold.h"
 
 namespace backendbench::kernels {
 namespace {
@@ -21,6 +24,11 @@ using namespace kernel_tests;
 using backendbench::testing::contains;
 
 const fs::path kPythonExamples = fs::path(BACKENDBENCH_SOURCE_DIR) / "examples" / "kernels_python";
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
 
 suite::Suite relu_and_add() {
   suite::Suite s;
@@ -188,6 +196,32 @@ TEST_F(PythonLayouts, AModuleWithTritonKernelsIsTriton) {
   DirectoryBackend backend(dir_ / "k", test_settings());
   EXPECT_EQ(backend.kernel_for(op("aten::relu", "")).language, backends::KernelLanguage::triton);
   EXPECT_EQ(backend.kernel_for(op("aten::neg", "")).language, backends::KernelLanguage::python);
+}
+
+// setup-dirs --language python: stubs whose signature is the schema's, which
+// import and fail their tests as not implemented; a kernel under another
+// spelling of the folder is kept, never shadowed by a new stub.
+TEST_F(PythonLayouts, PythonStubsImportAndFailAsNotImplemented) {
+  const c10::OperatorHandle add = op("aten::add", "Tensor");
+  EXPECT_TRUE(contains(render_stub(add, ".py"), "def add__Tensor_kernel_impl(self, other, *, alpha=1):"))
+      << render_stub(add, ".py");
+  EXPECT_TRUE(contains(render_stub(op("aten::sum", "dim_IntList"), ".py"),
+                       "def sum__dim_IntList_kernel_impl(self, dim, keepdim=False, *, dtype=None):"));
+  const auto setup = set_up_operator_folder(dir_, add, ".py", {});
+  EXPECT_EQ(setup.created, (std::vector<std::string>{"README.md", "add__Tensor_implementation_1.py"}));
+  EXPECT_TRUE(contains(read_text(dir_ / "add__Tensor" / "README.md"), "## Python function"));
+  DirectoryBackend backend(dir_, test_settings());
+  suite::Suite s;
+  s.operators = {tests("aten.add.Tensor", {"((T([2], f32), T([2], f32)), {})"})};
+  const auto& failed = *by_operator(run_quickly(s, backend))["add.Tensor"].at(0);
+  EXPECT_EQ(failed.error_type, "NotImplementedError");
+  EXPECT_EQ(failed.error_msg, "aten::add.Tensor is not implemented yet: write it in add__Tensor/add__Tensor_implementation_1.py");
+
+  write(dir_ / "relu__default" / "relu__default_implementation_v1.py", "def relu__default_kernel_impl(x):\n    return x\n");
+  const auto kept = set_up_operator_folder(dir_, op("aten::relu", ""), ".py", {});
+  EXPECT_EQ(kept.folder, dir_ / "relu__default");
+  EXPECT_TRUE(kept.created.empty());
+  EXPECT_FALSE(fs::exists(dir_ / "relu"));
 }
 
 }  // namespace
