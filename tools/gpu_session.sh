@@ -24,6 +24,8 @@
 #   python    Python kernels: the Triton examples on their torchbench inputs -> triton_run/; timm and
 #             Hugging Face models on them (tools/model_override.py); the Python tests; the boundary's
 #             cost per call (tools/python_boundary_bench.py) on CUDA and CPU
+#   pipinstall  pip wheel . (scikit-build-core, no build isolation: no network) installed into a folder of
+#             its own; import backendbench from there runs smoke on CUDA through the installed binary
 #   flaggems  --backend flag_gems: smoke -> flag_gems_smoke/, then torchbench -> flag_gems_torchbench/
 #             ($FLAG_GEMS_TOPN inputs per operator, default 3; empty for all of them). Installs the
 #             wheels carried in .whl/ (flag-gems and what it needs) when flag_gems does not import
@@ -118,6 +120,11 @@ for step in "$@"; do
         PYTHONPATH=python python3 tools/python_boundary_bench.py --device $device --calls 5000 2>&1 \
           | tee "$OUT/boundary_$device.txt"
       done ;;
+    pipinstall) timeout 580 python3 -m pip wheel --no-build-isolation --no-deps -w "$OUT/wheel" . >"$OUT/pip_wheel.txt" 2>&1 \
+        || { tail -30 "$OUT/pip_wheel.txt"; continue; }
+      python3 -m pip install --no-deps --target "$OUT/site" "$OUT"/wheel/backendbench-*.whl 2>&1 | tail -2
+      (cd "$OUT" && PYTHONPATH="$OUT/site" python3 -c "import backendbench; print(backendbench.__file__); \
+print('correctness', backendbench.run(suite='smoke', backend='aten', device='cuda').correctness_score)") ;;
     flaggems) if ! python3 -c "import flag_gems" 2>/dev/null; then
         python3 -m pip install --no-deps --no-index .whl/*.whl >"$OUT/flag_gems_pip.txt" 2>&1 || tail -5 "$OUT/flag_gems_pip.txt"
       fi

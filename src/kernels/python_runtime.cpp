@@ -27,11 +27,6 @@ namespace {
 
 constexpr const char* kPluginFile = "libbackendbench_python.so";
 
-std::string env(const char* name) {
-  const char* value = std::getenv(name);
-  return value ? value : "";
-}
-
 // The folder of the executable or shared library this code was linked into.
 fs::path folder_of_this_code() {
   Dl_info info{};
@@ -43,7 +38,7 @@ fs::path folder_of_this_code() {
 
 std::vector<fs::path> plugin_candidates() {
   std::vector<fs::path> candidates;
-  if (std::string named = env("BACKENDBENCH_PYTHON_PLUGIN"); !named.empty()) return {named};
+  if (const char* named = std::getenv("BACKENDBENCH_PYTHON_PLUGIN"); named && *named) return {named};
   if (fs::path here = folder_of_this_code(); !here.empty()) candidates.push_back(here / kPluginFile);
   if (*BACKENDBENCH_PYTHON_PLUGIN_IN_BUILD) candidates.emplace_back(BACKENDBENCH_PYTHON_PLUGIN_IN_BUILD);
   return candidates;
@@ -51,8 +46,8 @@ std::vector<fs::path> plugin_candidates() {
 
 PythonRuntime* load_plugin() {
   if (!::dlsym(RTLD_DEFAULT, "Py_IsInitialized")) {
-    const std::string libpython = env("BACKENDBENCH_LIBPYTHON").empty() ? BACKENDBENCH_LIBPYTHON
-                                                                        : env("BACKENDBENCH_LIBPYTHON");
+    const char* named = std::getenv("BACKENDBENCH_LIBPYTHON");
+    const std::string libpython = named && *named ? named : BACKENDBENCH_LIBPYTHON;
     if (libpython.empty()) {
       throw std::runtime_error("this build found no shared libpython to run Python in (configure it with a "
                                "Python that has one, or set $BACKENDBENCH_LIBPYTHON)");

@@ -168,7 +168,8 @@ py::dict time_boundary(const std::string& op_text, const py::object& fn, const p
   auto resolved = ops::resolve(ops::parse_operator_name(op_text));
   if (auto* e = std::get_if<ops::ResolveError>(&resolved)) throw std::invalid_argument(e->message);
   const c10::OperatorHandle op = std::get<c10::OperatorHandle>(resolved);
-  const torch::jit::Stack inputs = torch::jit::createStackForSchema(op.schema(), args, kwargs, std::nullopt);
+  const torch::jit::Stack inputs = torch::jit::createStackForSchema(
+      op.schema(), torch::jit::tuple_slice(args), py::reinterpret_borrow<py::kwargs>(kwargs), std::nullopt);
   c10::Device device(c10::kCPU);
   for (const auto& v : inputs) {
     if (v.isTensor() && v.toTensor().defined()) {
