@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <pybind11/eval.h>
 #include <pybind11/pybind11.h>
 
 #include "python/kernel_support_source.h"  // kKernelSupportSource, generated from kernel_support.py

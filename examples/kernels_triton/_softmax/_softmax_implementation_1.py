@@ -52,10 +52,12 @@ def _softmax_kernel_impl(self, dim, half_to_float):
     for s in shape[dim + 1:]:
         inner *= s
     row_length = shape[dim]
-    if not _flattens(x, 0, dim) or not _flattens(x, dim + 1, x.dim()):
+    outer_dims = [d for d in range(dim) if x.size(d) != 1]
+    inner_dims = [d for d in range(dim + 1, x.dim()) if x.size(d) != 1]
+    if not _flattens(x, outer_dims) or not _flattens(x, inner_dims):
         raise NotImplementedError("softmax kernel: the dims around `dim` must be contiguous among themselves")
-    x_outer_stride = x.stride(dim - 1) if dim > 0 else 0
-    x_inner_stride = x.stride(x.dim() - 1) if dim + 1 < x.dim() else 0
+    x_outer_stride = x.stride(outer_dims[-1]) if outer_dims else 0
+    x_inner_stride = x.stride(inner_dims[-1]) if inner_dims else 0
     out = torch.empty(shape, dtype=out_dtype, device=x.device)
     if out.numel() == 0:
         return out
@@ -65,9 +67,6 @@ def _softmax_kernel_impl(self, dim, half_to_float):
     return out
 
 
-def _flattens(x, start, end):
-    """True when dims [start, end) of x can be indexed with the stride of the last of them."""
-    for d in range(start, end - 1):
-        if x.size(d) != 1 and x.stride(d) != x.stride(d + 1) * x.size(d + 1):
-            return False
-    return True
+def _flattens(x, dims):
+    """True when `dims` of x (in order, none of size 1) can be indexed as one, with the stride of the last."""
+    return all(x.stride(a) == x.stride(b) * x.size(b) for a, b in zip(dims, dims[1:]))
