@@ -229,8 +229,8 @@ void add_setup_dirs_options(CLI::App& cmd, SetupDirsOptions& o) {
   cmd.add_option("--data", o.data, "torchbench: the inputs, as for run --data (default: the shipped dataset)");
   add_dtype(cmd, o.dtype);
   cmd.add_option("--base-dir", o.base_dir, "Folder to create the operator folders in")->capture_default_str();
-  cmd.add_option("--language", o.language, "The stub kernel's language: cpp (.cpp) or cuda (.cu)")
-      ->check(CLI::IsMember({"cpp", "cuda"}))
+  cmd.add_option("--language", o.language, "The stub kernel's language: cpp (.cpp), cuda (.cu) or python (.py)")
+      ->check(CLI::IsMember({"cpp", "cuda", "python"}))
       ->capture_default_str();
   add_log_level(cmd, o.log_level);
 }

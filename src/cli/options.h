@@ -107,7 +107,7 @@ struct SetupDirsOptions {
   std::string data;                          // torchbench: as `run --data`
   std::string dtype;                         // opinfo, facto: as `run --dtype`
   std::string base_dir = "generated_kernels";
-  std::string language = "cpp";              // cpp or cuda: the stub's extension
+  std::string language = "cpp";              // cpp, cuda or python: the stub's extension
   std::string log_level = "INFO";
 };
 

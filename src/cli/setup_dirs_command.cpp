@@ -46,7 +46,7 @@ int setup_dirs_command(const SetupDirsOptions& o) {
        .dtype = o.dtype.empty() ? spec::Dtype::bf16 : *spec::dtype_from_name(o.dtype)},
       session::choose_device(""));
   for (const auto& d : suite.diagnostics) BB_LOG(warning) << d.where.describe() << ": " << d.message;
-  const std::string extension = o.language == "cuda" ? ".cu" : ".cpp";
+  const std::string extension = o.language == "cuda" ? ".cu" : o.language == "python" ? ".py" : ".cpp";
 
   size_t folders = 0, new_folders = 0, created = 0, kept = 0;
   for (const auto& tests : suite.operators) {
