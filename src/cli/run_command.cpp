@@ -11,6 +11,7 @@
 #include "cli/common.h"
 #include "cli/run_share.h"
 #include "ops/resolve.h"
+#include "roofline/device_peaks.h"
 #include "runner/evaluate.h"
 #include "runner/journal.h"
 #include "runner/run_jobs.h"
@@ -44,6 +45,7 @@ nlohmann::json environment(const RunOptions& o, const runner::RunOptions& run, c
       {"excluded_inputs", s.excluded.size()},
       {"gpu", gpu_description(run.device)},
       {"load_diagnostics", s.diagnostics.size()},
+      {report::kDevicePeaksKey, report::to_json(roofline::device_peaks(run.device))},
   };
 }
 
