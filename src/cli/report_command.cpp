@@ -19,11 +19,8 @@ void run_folder_report(const ReportOptions& o) {
   const fs::path out = o.out.empty() ? fs::path(o.path) / "report.html" : fs::path(o.out);
   report::write_run_report(out, run.results, run.info, o.p);
   std::cout << report::score_lines(report::compute_scores(report::summarize_operators(run.results), o.p));
-  const auto& env = run.info.environment;
-  const auto peaks = env.is_object() && env.contains(report::kDevicePeaksKey)
-                         ? report::device_peaks_from_json(env[report::kDevicePeaksKey])
-                         : std::nullopt;
-  std::cout << report::roofline_summary_text(report::summarize_roofline(run.results), peaks);
+  std::cout << report::roofline_summary_text(report::summarize_roofline(run.results),
+                                            report::recorded_peaks(run.info.environment));
   std::cout << "Report saved to: " << fs::absolute(out).lexically_normal().string() << "\n";
 }
 

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "report/html/models_page.h"
+#include "report/median.h"
 #include "report/render.h"
 
 namespace backendbench::report {
@@ -78,13 +79,6 @@ std::string value_text(const Json& v) {
   return v.is_string() ? v.get<std::string>() : v.dump();
 }
 
-std::optional<double> median_of(std::vector<double> values) {
-  if (values.empty()) return std::nullopt;
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
-}
-
 }  // namespace
 
 ModelResults parse_model_results(const std::string& text, const std::string& source) {
@@ -129,7 +123,8 @@ std::vector<ConfigSummary> summarize_model_results(const ModelResults& results) 
   // The experiment fields whose values differ between lines name the configurations.
   std::map<std::string, std::set<std::string>> values;
   for (const auto& run : results.runs) {
-    for (const auto& [key, value] : identity_of(run.experiment).items()) values[key].insert(value.dump());
+    const Json id = identity_of(run.experiment);
+    for (const auto& [key, value] : id.items()) values[key].insert(value.dump());
   }
   std::vector<std::string> naming;
   for (const auto& [key, seen] : values) {
@@ -157,7 +152,7 @@ std::vector<ConfigSummary> summarize_model_results(const ModelResults& results) 
     }
   }
   for (auto& s : summaries) {
-    s.median_s = median_of(s.per_iter_s);
+    s.median_s = detail::median(s.per_iter_s);
     if (!s.per_iter_s.empty()) {
       s.min_s = *std::min_element(s.per_iter_s.begin(), s.per_iter_s.end());
       s.max_s = *std::max_element(s.per_iter_s.begin(), s.per_iter_s.end());

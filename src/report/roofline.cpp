@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "report/median.h"
 #include "report/scores.h"
 
 namespace backendbench::report {
@@ -35,6 +36,15 @@ std::optional<DevicePeaks> device_peaks_from_json(const nlohmann::json& j) {
   return peaks;
 }
 
+RecordedPeaks recorded_peaks(const nlohmann::json& environment) {
+  if (!environment.is_object() || !environment.contains(kDevicePeaksKey)) {
+    return {.missing = "this run records no device peaks (a run folder from BackendBench or an earlier backendbench)"};
+  }
+  if (auto peaks = device_peaks_from_json(environment[kDevicePeaksKey])) return {.peaks = std::move(peaks)};
+  return {.missing = "the parts of this merged run ran on devices with different peaks: each test's shares are "
+                     "against its own device's"};
+}
+
 Roofline roofline_of(const Workload& work, double time_ms, const DevicePeaks& peaks) {
   Roofline r{.bytes_moved = work.bytes, .flops = work.flops, .compute_peak = work.flops ? work.arithmetic : ""};
   if (!(time_ms > 0.0)) return r;
@@ -57,13 +67,6 @@ Roofline roofline_of(const Workload& work, double time_ms, const DevicePeaks& pe
 
 namespace {
 
-std::optional<double> median(std::vector<double> values) {
-  if (values.empty()) return std::nullopt;
-  const size_t mid = values.size() / 2;
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid), values.end());
-  return values[mid];
-}
-
 std::optional<double> maximum(const std::vector<double>& values) {
   if (values.empty()) return std::nullopt;
   return *std::max_element(values.begin(), values.end());
@@ -82,29 +85,32 @@ std::vector<OperatorRoofline> summarize_roofline(const RunResults& results) {
   std::vector<OperatorRoofline> ops;
   for (const auto& summary : summarize_operators(results)) {
     OperatorRoofline op{.op_name = summary.op_name};
-    std::vector<double> bandwidth, compute;
+    std::vector<double> achieved, bandwidth, compute;
     for (const auto& t : results.performance) {
       if (t.op_name != op.op_name || !t.successfully_ran) continue;
       ++op.tests;
       op.with_bytes += t.roofline.bytes_moved.has_value();
+      if (t.roofline.achieved_bandwidth_gbps) achieved.push_back(*t.roofline.achieved_bandwidth_gbps);
       if (t.roofline.roofline_bandwidth_pct) bandwidth.push_back(*t.roofline.roofline_bandwidth_pct);
       if (t.roofline.roofline_compute_pct) compute.push_back(*t.roofline.roofline_compute_pct);
       op.impossible += t.roofline.impossible_speedup.value_or(false);
     }
     op.with_share = bandwidth.size();
-    op.median_bandwidth_pct = median(bandwidth);
+    op.median_bandwidth_gbps = detail::median(achieved);
+    op.median_bandwidth_pct = detail::median(bandwidth);
     op.max_bandwidth_pct = maximum(bandwidth);
-    op.median_compute_pct = median(compute);
+    op.median_compute_pct = detail::median(compute);
     op.max_compute_pct = maximum(compute);
     ops.push_back(std::move(op));
   }
   return ops;
 }
 
-std::string roofline_summary_text(const std::vector<OperatorRoofline>& ops, const std::optional<DevicePeaks>& peaks) {
+std::string roofline_summary_text(const std::vector<OperatorRoofline>& ops, const RecordedPeaks& recorded) {
   std::ostringstream out;
+  const auto& peaks = recorded.peaks;
   if (!peaks) {
-    out << "roofline: this run records no device peaks (a run folder from BackendBench or an earlier backendbench)\n";
+    out << "roofline: " << recorded.missing << "\n";
   } else {
     out << "roofline: " << peaks->device;
     char buf[64];
@@ -120,15 +126,17 @@ std::string roofline_summary_text(const std::vector<OperatorRoofline>& ops, cons
     if (!peaks->note.empty()) out << "  " << peaks->note << "\n";
   }
   char line[256];
-  std::snprintf(line, sizeof line, "%-44s %6s %6s %10s %9s %11s %10s %10s\n", "operator", "tests", "bytes", "median %BW",
-                "max %BW", "median %FLOP", "max %FLOP", "impossible");
+  std::snprintf(line, sizeof line, "%-44s %6s %6s %11s %10s %9s %12s %10s %10s\n", "operator", "tests", "bytes",
+                "median GB/s", "median %BW", "max %BW", "median %FLOP", "max %FLOP", "impossible");
   out << line;
   size_t tests = 0, with_share = 0, impossible = 0;
   std::optional<double> highest;
   for (const auto& op : ops) {
     if (op.tests == 0) continue;
-    std::snprintf(line, sizeof line, "%-44s %6zu %6zu %10s %9s %11s %10s %10zu\n", op.op_name.c_str(), op.tests,
-                  op.with_bytes, percent(op.median_bandwidth_pct).c_str(), percent(op.max_bandwidth_pct).c_str(),
+    char gbps[32] = "-";
+    if (op.median_bandwidth_gbps) std::snprintf(gbps, sizeof gbps, "%.1f", *op.median_bandwidth_gbps);
+    std::snprintf(line, sizeof line, "%-44s %6zu %6zu %11s %10s %9s %12s %10s %10zu\n", op.op_name.c_str(), op.tests,
+                  op.with_bytes, gbps, percent(op.median_bandwidth_pct).c_str(), percent(op.max_bandwidth_pct).c_str(),
                   percent(op.median_compute_pct).c_str(), percent(op.max_compute_pct).c_str(), op.impossible);
     out << line;
     tests += op.tests;

@@ -35,6 +35,15 @@ nlohmann::json to_json(const DevicePeaks& peaks);
 // merged environment whose parts disagree, BackendBench's own folders).
 std::optional<DevicePeaks> device_peaks_from_json(const nlohmann::json& j);
 
+// The peaks a run's environment records, or why there are none: a folder
+// written by BackendBench or an earlier backendbench, or a merged run whose
+// parts ran on devices with different peaks (each test's shares are then its own device's).
+struct RecordedPeaks {
+  std::optional<DevicePeaks> peaks;
+  std::string missing;  // why peaks is absent
+};
+RecordedPeaks recorded_peaks(const nlohmann::json& environment);
+
 // What one call does: the least bytes any kernel must move and the FLOPs of
 // the formula table, with the arithmetic whose peak applies ("float16_matrix").
 struct Workload {
@@ -55,6 +64,7 @@ struct OperatorRoofline {
   size_t tests = 0;       // successful performance tests
   size_t with_bytes = 0;  // of them, those whose bytes are known
   size_t with_share = 0;  // and those with a share of the peak bandwidth
+  std::optional<double> median_bandwidth_gbps;  // achieved
   std::optional<double> median_bandwidth_pct, max_bandwidth_pct;
   std::optional<double> median_compute_pct, max_compute_pct;
   size_t impossible = 0;
@@ -65,6 +75,6 @@ std::vector<OperatorRoofline> summarize_roofline(const RunResults& results);
 
 // The peaks and a table of the operators' figures, for a terminal; "no peak"
 // lines say why a share is missing.
-std::string roofline_summary_text(const std::vector<OperatorRoofline>& ops, const std::optional<DevicePeaks>& peaks);
+std::string roofline_summary_text(const std::vector<OperatorRoofline>& ops, const RecordedPeaks& recorded);
 
 }  // namespace backendbench::report

@@ -34,7 +34,8 @@ constexpr const char* kReportTrace =
 
 // Copies a run folder; in the copy, the performance test of `op_name` whose
 // arguments are `args` is made `factor` times slower with a tight interval,
-// and, when `break_args` is given, that input's correctness test fails.
+// and, when `break_args` is given, the correctness test of the input (of any
+// operator) with those arguments fails.
 inline void plant_regression(const std::filesystem::path& from, const std::filesystem::path& to, const std::string& op_name,
                              const std::string& args, double factor, const std::string& break_args = "") {
   std::filesystem::create_directories(to);
@@ -42,8 +43,7 @@ inline void plant_regression(const std::filesystem::path& from, const std::files
   auto full = read_json(to / "full_results.json");
   bool planted = false;
   for (auto& r : full) {
-    if (r["op_name"] != op_name) continue;
-    if (r["args"] == args && r["test_type"] == "performance") {
+    if (r["op_name"] == op_name && r["args"] == args && r["test_type"] == "performance") {
       const double speedup = r["speedup"].get<double>() / factor;
       r["speedup"] = speedup;
       r["benchmark_time_ms"] = r["benchmark_time_ms"].get<double>() * factor;

@@ -95,7 +95,7 @@ TEST(HtmlReport, SaysWhenNoPeakIsKnown) {
 }
 
 TEST(HtmlReport, Numbers) {
-  EXPECT_EQ(html::number(1234.5, 3), "1235");
+  EXPECT_EQ(html::number(1234.6, 3), "1235");
   EXPECT_EQ(html::number(0.04567, 3), "0.0457");
   EXPECT_EQ(html::number(2.5, 3), "2.50");
   EXPECT_EQ(html::number(0.0, 3), "0");

@@ -16,8 +16,8 @@ DevicePeaks gpu_peaks() {
 }
 
 TEST(Roofline, SharesOfThePeaks) {
-  // 1 MB and 1 GFLOP in 2 ms: 500 GB/s, 0.5 TFLOP/s.
-  const auto r = roofline_of({.bytes = 1e6, .flops = 1e9, .arithmetic = "float16_matrix"}, 0.002, gpu_peaks());
+  // 1 MB and 1 MFLOP in 2 us: 500 GB/s, 0.5 TFLOP/s.
+  const auto r = roofline_of({.bytes = 1e6, .flops = 1e6, .arithmetic = "float16_matrix"}, 0.002, gpu_peaks());
   EXPECT_DOUBLE_EQ(*r.achieved_bandwidth_gbps, 500.0);
   EXPECT_DOUBLE_EQ(*r.roofline_bandwidth_pct, 50.0);
   EXPECT_DOUBLE_EQ(*r.achieved_tflops, 0.5);
@@ -93,12 +93,14 @@ TEST(Roofline, SummaryPerOperatorAndAsText) {
   EXPECT_EQ(ops[0].impossible, 1u);
   EXPECT_FALSE(ops[1].median_bandwidth_pct);
 
-  const std::string text = roofline_summary_text(ops, gpu_peaks());
+  const std::string text = roofline_summary_text(ops, {.peaks = gpu_peaks()});
   EXPECT_NE(text.find("peak bandwidth 1000 GB/s"), std::string::npos) << text;
   EXPECT_NE(text.find("4 timed tests, 3 with a share of the peak bandwidth, highest 120.0%, 1 impossible"),
             std::string::npos)
       << text;
-  EXPECT_NE(roofline_summary_text(ops, std::nullopt).find("records no device peaks"), std::string::npos);
+  EXPECT_NE(roofline_summary_text(ops, recorded_peaks({})).find("records no device peaks"), std::string::npos);
+  const nlohmann::json merged = {{kDevicePeaksKey, {to_json(gpu_peaks()), to_json(DevicePeaks{.device = "other"})}}};
+  EXPECT_NE(roofline_summary_text(ops, recorded_peaks(merged)).find("different peaks"), std::string::npos);
 }
 
 }  // namespace

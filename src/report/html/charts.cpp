@@ -48,32 +48,39 @@ class Axis {
   double high() const { return scale_ == Scale::log ? std::pow(10.0, hi_) : hi_; }
 
   std::vector<double> ticks() const {
-    std::vector<double> out;
     if (scale_ == Scale::log) {
-      const int first = static_cast<int>(std::floor(lo_)), last = static_cast<int>(std::ceil(hi_));
-      const bool fine = last - first <= 3;
-      for (int e = first; e <= last; ++e) {
-        for (const double m : fine ? std::vector<double>{1, 2, 5} : std::vector<double>{1}) {
-          const double v = m * std::pow(10.0, e);
-          const double l = std::log10(v);
-          if (l >= lo_ && l <= hi_) out.push_back(v);
+      // The coarsest of these mantissa sets that puts at least 4 ticks on the axis.
+      const std::vector<std::vector<double>> sets = {{1}, {1, 2, 5}, {1, 2, 3, 5, 7}, {1, 1.5, 2, 3, 4, 5, 6, 7, 8, 9}};
+      std::vector<double> out;
+      for (const auto& mantissas : sets) {
+        out.clear();
+        for (int e = static_cast<int>(std::floor(lo_)); e <= static_cast<int>(std::ceil(hi_)); ++e) {
+          for (const double m : mantissas) {
+            const double l = std::log10(m) + e;
+            if (l >= lo_ && l <= hi_) out.push_back(m * std::pow(10.0, e));
+          }
         }
+        if (out.size() >= 4) break;
       }
-    } else {
-      const double span = hi_ - lo_;
-      const double raw = span / 8.0;
-      const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-      double step = magnitude;
-      for (const double m : {1.0, 2.0, 5.0, 10.0}) {
-        if (m * magnitude >= raw) {
-          step = m * magnitude;
-          break;
-        }
-      }
-      for (double v = std::ceil(lo_ / step) * step; v <= hi_; v += step) out.push_back(std::fabs(v) < step * 1e-9 ? 0.0 : v);
+      if (out.size() < 2) out = {low(), high()};
+      return out;
     }
+    std::vector<double> out;
+    const double raw = (hi_ - lo_) / 8.0;
+    const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+    double step = magnitude;
+    for (const double m : {1.0, 2.0, 5.0, 10.0}) {
+      if (m * magnitude >= raw) {
+        step = m * magnitude;
+        break;
+      }
+    }
+    for (double v = std::ceil(lo_ / step) * step; v <= hi_; v += step) out.push_back(std::fabs(v) < step * 1e-9 ? 0.0 : v);
     return out;
   }
+
+  double from() const { return from_; }
+  double to() const { return to_; }
 
  private:
   Scale scale_;
@@ -103,8 +110,8 @@ std::string vertical_axis_ticks(const Axis& x, double top, double bottom, const 
     out += "<text x=\"" + px(x(t)) + "\" y=\"" + px(bottom + 14) + "\" text-anchor=\"middle\">" + escape(number(t, 3)) +
            "</text>";
   }
-  out += "<line class=\"axis\" x1=\"" + px(x(x.ticks().empty() ? 0 : x.ticks().front())) + "\" x2=\"" +
-         px(x(x.ticks().empty() ? 0 : x.ticks().back())) + "\" y1=\"" + px(bottom) + "\" y2=\"" + px(bottom) + "\"/>";
+  out += "<line class=\"axis\" x1=\"" + px(x.from()) + "\" x2=\"" + px(x.to()) + "\" y1=\"" + px(bottom) + "\" y2=\"" +
+         px(bottom) + "\"/>";
   out += "<text class=\"muted\" x=\"" + px(kWidth / 2 + 100) + "\" y=\"" + px(bottom + 30) + "\" text-anchor=\"middle\">" +
          escape(label) + "</text>";
   return out;
@@ -179,15 +186,18 @@ std::string strip_chart(const StripChart& chart) {
 
 std::string histogram(const Histogram& chart) {
   constexpr double kTop = 22.0, kHeight = 180.0, kLeft = 60.0;
-  const auto [lo, hi] = range_of(chart.values, chart.scale, std::nullopt, std::nullopt);
+  std::vector<double> extent = chart.values;
+  for (const auto& line : chart.lines) extent.push_back(line.value);
+  const auto [lo, hi] = range_of(extent, chart.scale, std::nullopt, std::nullopt);
   const Axis x(chart.scale, lo, hi, kLeft, kWidth - 20.0);
   const size_t bins = std::max<size_t>(chart.bins, 1);
   std::vector<size_t> counts(bins, 0);
   const auto position = [&](double v) {
     return chart.scale == Scale::log ? std::log10(v) : v;
   };
-  const double first = position(lo), last = position(hi);
-  const double width = (last - first) > 0 ? (last - first) / static_cast<double>(bins) : 1.0;
+  // Equal bins over the whole axis.
+  const double first = position(x.low()), last = position(x.high());
+  const double width = (last - first) / static_cast<double>(bins);
   for (double v : chart.values) {
     if (!drawable(v, chart.scale)) continue;
     const auto bin = static_cast<size_t>(std::clamp((position(v) - first) / width, 0.0, static_cast<double>(bins - 1)));
@@ -208,8 +218,9 @@ std::string histogram(const Histogram& chart) {
            " between " + escape(number(value_at(first + width * static_cast<double>(b)), 3)) + " and " +
            escape(number(value_at(first + width * static_cast<double>(b + 1)), 3)) + "</title></rect>";
   }
-  out += "<text class=\"muted\" x=\"" + px(kLeft - 8) + "\" y=\"" + px(kTop + 4) + "\" text-anchor=\"end\">" +
-         std::to_string(most) + "</text>";
+  out += "<text class=\"muted\" x=\"" + px(kLeft - 8) + "\" y=\"" + px(kTop + 8) + "\" text-anchor=\"end\">" +
+         std::to_string(most) + "</text><text class=\"muted\" x=\"" + px(kLeft - 8) + "\" y=\"" + px(kTop + kHeight) +
+         "\" text-anchor=\"end\">0</text>";
   out += lines_of(chart.lines, x, kTop, kTop + kHeight);
   return out + "</svg>";
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "report/format.h"
 #include "report/html/charts.h"
@@ -101,17 +102,11 @@ std::string speedup_section(const std::vector<OperatorSummary>& ops, const RunRe
   return out + "</section>";
 }
 
-std::string peaks_block(const RunInfo& info, std::optional<DevicePeaks>& peaks) {
-  const auto& env = info.environment;
-  const bool recorded = env.is_object() && env.contains(kDevicePeaksKey);
-  if (recorded) peaks = device_peaks_from_json(env[kDevicePeaksKey]);
-  if (!recorded) {
-    return "<div class=\"info\">This run folder records no device peaks (it was written by BackendBench or an "
-           "earlier backendbench): achieved rates are shown where the tests have them, shares of a peak are not.</div>";
-  }
+std::string peaks_block(const RecordedPeaks& recorded) {
+  const auto& peaks = recorded.peaks;
   if (!peaks) {
-    return "<div class=\"info\">The parts of this merged run ran on devices with different peaks; each test's "
-           "shares are against its own device's peaks.</div>";
+    return "<div class=\"info\">Shares of a peak are not shown: " + escape(recorded.missing) +
+           ". Achieved rates are shown where the tests have them.</div>";
   }
   std::string out = "<div class=\"info\"><b>" + escape(peaks->device) + "</b>";
   if (peaks->bandwidth_gbps) {
@@ -137,8 +132,9 @@ std::string roofline_section(const RunResults& results, const RunInfo& info, con
       "kernel must move (each input read once, each output written once) and the FLOPs of the operator's formula, "
       "over the candidate's median time, as achieved rates and as shares of the device's peaks. A time that would "
       "need more than the peak bandwidth is impossible: the kernel did not do the work, or the timing is wrong.</p>";
-  std::optional<DevicePeaks> peaks;
-  out += peaks_block(info, peaks);
+  const RecordedPeaks recorded = recorded_peaks(info.environment);
+  const auto& peaks = recorded.peaks;
+  out += peaks_block(recorded);
 
   std::vector<const PerformanceResult*> timed, impossible;
   for (const auto& t : results.performance) {
@@ -168,7 +164,7 @@ std::string roofline_section(const RunResults& results, const RunInfo& info, con
   }
   RooflineChart roof;
   if (peaks) roof.peak_bandwidth_gbps = peaks->bandwidth_gbps;
-  std::map<std::string, bool> peaks_used;
+  std::set<std::string> peaks_used;
   for (const auto& r : roofs) {
     ChartRow row{.label = r.op_name, .marker = shares ? r.median_bandwidth_pct : std::nullopt};
     for (const auto* t : timed) {
@@ -183,7 +179,7 @@ std::string roofline_section(const RunResults& results, const RunInfo& info, con
       if (f.flops && f.bytes_moved && *f.bytes_moved > 0 && f.achieved_tflops) {
         roof.points.push_back({*f.flops / *f.bytes_moved, *f.achieved_tflops, f.impossible_speedup.value_or(false),
                                t->op_name + " " + t->args + "\n" + number(f.achieved_tflops, 4) + " TFLOP/s"});
-        if (!f.compute_peak.empty()) peaks_used[f.compute_peak] = true;
+        if (!f.compute_peak.empty()) peaks_used.insert(f.compute_peak);
       }
     }
     if (!row.points.empty()) bandwidth.rows.push_back(std::move(row));
@@ -195,7 +191,7 @@ std::string roofline_section(const RunResults& results, const RunInfo& info, con
   }
   if (!roof.points.empty()) {
     if (peaks) {
-      for (const auto& [name, used] : peaks_used) {
+      for (const auto& name : peaks_used) {
         if (const auto it = peaks->tflops.find(name); it != peaks->tflops.end()) roof.peak_tflops.push_back(*it);
       }
     }
