@@ -62,11 +62,20 @@ class Axis {
         }
         if (out.size() >= 4) break;
       }
-      if (out.size() < 2) out = {low(), high()};
-      return out;
+      // A range narrower than that: evenly stepped values, nearly even on the axis too.
+      return out.size() >= 4 ? out : linear_ticks(low(), high());
     }
+    return linear_ticks(lo_, hi_);
+  }
+
+  double from() const { return from_; }
+  double to() const { return to_; }
+
+ private:
+  // Values at a 1-2-5 step between lo and hi, about eight of them.
+  static std::vector<double> linear_ticks(double lo, double hi) {
     std::vector<double> out;
-    const double raw = (hi_ - lo_) / 8.0;
+    const double raw = (hi - lo) / 8.0;
     const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
     double step = magnitude;
     for (const double m : {1.0, 2.0, 5.0, 10.0}) {
@@ -75,14 +84,10 @@ class Axis {
         break;
       }
     }
-    for (double v = std::ceil(lo_ / step) * step; v <= hi_; v += step) out.push_back(std::fabs(v) < step * 1e-9 ? 0.0 : v);
+    for (double v = std::ceil(lo / step) * step; v <= hi; v += step) out.push_back(std::fabs(v) < step * 1e-9 ? 0.0 : v);
     return out;
   }
 
-  double from() const { return from_; }
-  double to() const { return to_; }
-
- private:
   Scale scale_;
   double lo_ = 0, hi_ = 1, from_, to_;
 };
