@@ -5,7 +5,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "backends/backend.h"
 #include "suite/shard.h"
+#include "suite/suite.h"
 #include "util/log.h"
 
 namespace backendbench::cli {
@@ -21,9 +23,8 @@ const auto kPositive = CLI::Validator(
     },
     "POSITIVE");
 
-const std::vector<std::string> kSuites{"smoke", "opinfo", "torchbench", "facto"};
-const std::vector<std::string> kBackends{"aten", "flag_gems", "directory", "pregenerated",
-                                         "llm", "llm-relay", "kernel_agent"};
+const std::vector<std::string> kSuites(suite::suite_names().begin(), suite::suite_names().end());
+const std::vector<std::string> kBackends(backends::backend_names().begin(), backends::backend_names().end());
 
 CLI::Option* add_log_level(CLI::App& cmd, std::string& level) {
   return cmd.add_option("--log-level", level, "DEBUG, INFO, WARNING, ERROR or CRITICAL (default: $LOG_LEVEL or INFO)")
