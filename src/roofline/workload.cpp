@@ -296,12 +296,12 @@ std::optional<double> bytes_moved(const c10::OperatorHandle& op, const std::vect
 
 const at::Tensor* first_output(const Tensors& outputs) { return outputs.empty() ? nullptr : &outputs.front(); }
 
-double numel(const at::Tensor& t) { return static_cast<double>(t.numel()); }
+double elements(const at::Tensor& t) { return static_cast<double>(t.numel()); }
 
 // Multiply-adds per element of the non-reduced operand of a convolution: the weight's elements per output channel.
 std::optional<double> conv_flops(const at::Tensor& spread, const at::Tensor& weight) {
   if (weight.dim() < 1 || weight.size(0) == 0) return std::nullopt;
-  return 2.0 * numel(spread) * (numel(weight) / static_cast<double>(weight.size(0)));
+  return 2.0 * elements(spread) * (elements(weight) / static_cast<double>(weight.size(0)));
 }
 
 std::optional<double> attention_flops(const std::vector<Argument>& args, double causal_factor, bool backward) {
@@ -309,7 +309,7 @@ std::optional<double> attention_flops(const std::vector<Argument>& args, double 
   const at::Tensor* k = tensor_argument(args, "key");
   const at::Tensor* v = tensor_argument(args, "value");
   if (!q || !k || !v || q->dim() < 2 || k->dim() < 2 || v->dim() < 1 || q->size(-1) == 0) return std::nullopt;
-  const double rows = numel(*q) / static_cast<double>(q->size(-1));  // batch x heads x query length
+  const double rows = elements(*q) / static_cast<double>(q->size(-1));  // batch x heads x query length
   const double keys = static_cast<double>(k->size(-2));
   const double e = static_cast<double>(q->size(-1)), ev = static_cast<double>(v->size(-1));
   // Forward: Q K^T and P V. Backward: Q K^T again, dV, dP, dQ and dK.
@@ -321,9 +321,9 @@ std::optional<double> flops_of(const c10::OperatorHandle& op, const torch::jit::
                                const std::vector<Argument>& args, const Tensors& outputs, Formula formula) {
   double largest = 0.0;
   for (const auto& a : args) {
-    for (const auto& t : a.tensors) largest = std::max(largest, numel(t));
+    for (const auto& t : a.tensors) largest = std::max(largest, elements(t));
   }
-  for (const auto& t : outputs) largest = std::max(largest, numel(t));
+  for (const auto& t : outputs) largest = std::max(largest, elements(t));
   const auto causal = bools_of(op, inputs, "is_causal");
   const double causal_factor = !causal.empty() && causal.front() ? 0.5 : 1.0;
   switch (formula) {
@@ -338,7 +338,7 @@ std::optional<double> flops_of(const c10::OperatorHandle& op, const torch::jit::
         if (!left) left = tensor_argument(args, name);
       }
       if (!out || !left || left->dim() < 1) return std::nullopt;
-      return 2.0 * numel(*out) * static_cast<double>(left->size(-1));
+      return 2.0 * elements(*out) * static_cast<double>(left->size(-1));
     }
     case Formula::convolution: {
       const at::Tensor* input = tensor_argument(args, "input");
@@ -357,7 +357,7 @@ std::optional<double> flops_of(const c10::OperatorHandle& op, const torch::jit::
       if (!grad || !input || !weight || transposed.empty() || mask.size() != 3) return std::nullopt;
       const auto forward = conv_flops(transposed.front() ? *input : *grad, *weight);
       if (!forward) return std::nullopt;
-      return *forward * (int(mask[0]) + int(mask[1])) + (mask[2] ? numel(*grad) : 0.0);
+      return *forward * (int(mask[0]) + int(mask[1])) + (mask[2] ? elements(*grad) : 0.0);
     }
     case Formula::attention:
       return attention_flops(args, causal_factor, false);

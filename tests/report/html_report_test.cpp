@@ -5,6 +5,7 @@
 
 #include <regex>
 
+#include "report/html/charts.h"
 #include "report/html/html.h"
 #include "report/html/run_page.h"
 #include "report/roofline.h"
@@ -92,6 +93,23 @@ TEST(HtmlReport, SaysWhenNoPeakIsKnown) {
   EXPECT_TRUE(has(html::run_report(sample_run(), cpu, 1.0), "no peak bandwidth or FLOP/s is known for the cpu"));
   // BackendBench's own folders record no peaks at all.
   EXPECT_TRUE(has(html::run_report(sample_run(), {}, 1.0), "records no device peaks"));
+}
+
+// Degenerate data (nothing, one value, equal values, no peaks) still draws finite coordinates.
+TEST(HtmlReport, ChartsOfDegenerateDataHaveFiniteCoordinates) {
+  using namespace html;
+  const auto finite = [](const std::string& svg) {
+    return svg.find("nan") == std::string::npos && svg.find("inf") == std::string::npos;
+  };
+  EXPECT_TRUE(finite(strip_chart({})));
+  EXPECT_TRUE(finite(strip_chart({.rows = {{"op", {{2.0, "", ""}}, 2.0}}})));
+  EXPECT_TRUE(finite(strip_chart({.rows = {{"op", {{1.0, "", ""}, {1.0, "", ""}}, std::nullopt}}, .scale = Scale::linear})));
+  EXPECT_TRUE(finite(strip_chart({.rows = {{"op", {{0.0, "", ""}, {-1.0, "", ""}}, std::nullopt}}})));  // not on a log axis
+  EXPECT_TRUE(finite(histogram({.values = {3.0}})));
+  EXPECT_TRUE(finite(histogram({.values = {}})));
+  EXPECT_TRUE(finite(roofline_chart({.points = {{0.25, 1e-3, false, ""}}})));
+  EXPECT_TRUE(finite(roofline_chart({.points = {{0.25, 1e-3, true, ""}}, .peak_bandwidth_gbps = 3352.0,
+                                     .peak_tflops = {{"float16", 133.8}, {"float16_matrix", 1070.5}}})));
 }
 
 TEST(HtmlReport, Numbers) {
