@@ -4,6 +4,7 @@
 
 #include "inputs/constraints.h"
 #include "inputs/materialize.h"
+#include "roofline/annotate.h"
 #include "runner/prepare.h"
 
 namespace backendbench::runner {
@@ -142,6 +143,7 @@ report::PerformanceResult OperatorRun::performance(const data::InputRecord& inpu
   r.speedup_ci_low = t.speedup_low;
   r.speedup_ci_high = t.speedup_high;
   r.successfully_ran = true;
+  roofline::annotate(r, op_, inputs, options_.device);
   return r;
 }
 
