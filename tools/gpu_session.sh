@@ -21,6 +21,10 @@
 #   override  real models on ATen and on examples/kernels_cuda (tools/model_override.py)
 #   kernels   the CUDA example kernels on their operators' torchbench inputs -> kernels_run/
 #   scaling   the full torchbench suite on GPU 0 alone, then on GPUs 0 and 1 -> scaling.txt
+#   models    `backendbench models`: 10 zoo models ($MODELS_FILTER) x {aten, examples/kernels_cuda, inductor} x
+#             {eval, train}, verified ($MODELS_REPEAT repeats, default 5) -> models/ (results.jsonl,
+#             summary.md, logs); a step cut short resumes when run again with the same SESSION_DIR; then
+#             timm_resnet18 train profiled on ATen and the kernels -> models_profile/, one Chrome trace checked
 # Everything lands in one archive, $RESULTS (default ./gpu_results.tgz). Artifacts are written to
 # $SESSION_DIR (default: a fresh temporary folder); give several invocations the same SESSION_DIR
 # (e.g. build/session) so that ncu and dobench find the bench_timing.json of an earlier bench.
@@ -99,5 +103,26 @@ for step in "$@"; do
         echo "devices $devices: $(( (end - start) / 1000000 )) ms; $(grep -m1 'correctness score' "$OUT/scaling_$devices.txt")" \
           | tee -a "$OUT/scaling.txt"
       done ;;
+    models) models_filter=${MODELS_FILTER:-'^(torch_small_cnn|torch_small_transformer|torchvision_(alexnet|vgg11|squeezenet1_1|resnet18|mobilenet_v2)|timm_(resnet18|mobilenetv3_large_100)|hf_DistilBertForMaskedLM)$'}
+      models=(build/backendbench models --accelerator cuda --filter "$models_filter" --repeat "${MODELS_REPEAT:-5}"
+              --warmup-iterations 2 --verify --experiment-timeout 300 --output-dirname "$OUT/models")
+      timeout "${MODELS_ATEN_TIMEOUT:-330}" "${models[@]}" --backend aten --dynamo None --dynamo inductor \
+        >"$OUT/models_aten.txt" 2>&1; grep -E '^\[[0-9]+/' "$OUT/models_aten.txt" | tail -40
+      timeout "${MODELS_KERNELS_TIMEOUT:-150}" "${models[@]}" --backend directory --kernels-dir examples/kernels_cuda \
+        --dynamo None >"$OUT/models_kernels.txt" 2>&1; grep -E '^\[[0-9]+/' "$OUT/models_kernels.txt" | tail -20
+      cat "$OUT/models/summary.md"
+      timeout 120 build/backendbench models --accelerator cuda --filter '^timm_resnet18$' --kernels-dir examples/kernels_cuda \
+        --dynamo None --test train --repeat 2 --profile-cuda --profile-cuda-cpu --verify \
+        --output-dirname "$OUT/models_profile" >"$OUT/models_profile.txt" 2>&1; tail -8 "$OUT/models_profile.txt"
+      python3 - "$OUT/models_profile" <<'PY'
+import glob, json, sys
+traces = sorted(glob.glob(f"{sys.argv[1]}/timm_resnet18/0/trace-*.json"))
+for path in traces:
+    events = json.load(open(path))["traceEvents"]
+    kernels = [e for e in events if e.get("cat") == "kernel"]
+    print(f"chrome trace ok: {path.split('/')[-1]}: {len(events)} events, {len(kernels)} GPU kernels")
+print(f"{len(traces)} traces checked" if traces else "no Chrome trace found")
+PY
+      ;;
   esac
 done

@@ -6,6 +6,7 @@
 #include "cli/bench_timing_command.h"
 #include "cli/dataset_command.h"
 #include "cli/merge_command.h"
+#include "cli/models_command.h"
 #include "cli/options.h"
 #include "cli/run_command.h"
 #include "cli/setup_dirs_command.h"
@@ -35,6 +36,8 @@ int main(int argc, char** argv) {
         return merge_command(command.merge, command.command_line);
       case Command::Kind::setup_dirs:
         return setup_dirs_command(command.setup_dirs);
+      case Command::Kind::models:
+        return models_command(command.models);
     }
   } catch (const UsageError& e) {
     std::cerr << "backendbench: error: " << e.message << "\nRun 'backendbench --help' for the options.\n";

@@ -214,7 +214,7 @@ Command parse_command_line(int argc, const char* const* argv) {
 
   if (const char* env = std::getenv("LOG_LEVEL"); env && log::level_from_name(env)) {
     command.run.log_level = command.dataset.log_level = command.trace.log_level = command.merge.log_level =
-        command.setup_dirs.log_level = env;
+        command.setup_dirs.log_level = command.models.log_level = env;
   }
 
   CLI::App app{"backendbench: correctness and performance of PyTorch operator backends"};
@@ -235,23 +235,28 @@ Command parse_command_line(int argc, const char* const* argv) {
   CLI::App* setup_dirs = app.add_subcommand(
       "setup-dirs", "Create one folder per operator of a suite, with a README and a stub kernel, for --backend directory");
   add_setup_dirs_options(*setup_dirs, command.setup_dirs);
+  CLI::App* models = app.add_subcommand(
+      "models", "Run real models of the zoo on ATen, on a kernel folder and under torch.compile (experiment matrix, "
+                "results.jsonl, verification, profiles)");
+  add_models_options(*models, command.models);
 
   const bool wants_top_help = !args.empty() && (args[0] == "--help" || args[0] == "-h");
   if (wants_top_help) {
     command.kind = Command::Kind::help;
     command.help_text = app.help() + "\n" + run->help() + "\n" + dataset->help() + "\n" + trace->help() + "\n" + bench->help() +
-                         "\n" + merge->help() + "\n" + setup_dirs->help();
+                         "\n" + merge->help() + "\n" + setup_dirs->help() + "\n" + models->help();
     return command;
   }
   const bool named = !args.empty() && (args[0] == "run" || args[0] == "generate" || args[0] == "dataset" || args[0] == "trace" ||
-                                       args[0] == "bench-timing" || args[0] == "merge" || args[0] == "setup-dirs");
+                                       args[0] == "bench-timing" || args[0] == "merge" || args[0] == "setup-dirs" ||
+                                       args[0] == "models");
   if (!named) args.insert(args.begin(), "run");
   std::reverse(args.begin(), args.end());  // CLI11 takes the vector back to front
   try {
     app.parse(args);
   } catch (const CLI::CallForHelp&) {
     command.kind = Command::Kind::help;
-    for (CLI::App* sub : {generate, dataset, trace, bench, merge, setup_dirs, run}) {
+    for (CLI::App* sub : {generate, dataset, trace, bench, merge, setup_dirs, models, run}) {
       if (sub->parsed() || sub == run) {
         command.help_text = sub->help();
         break;
@@ -295,6 +300,11 @@ Command parse_command_line(int argc, const char* const* argv) {
       throw UsageError{"--data is only supported for the torchbench suite"};
     }
     command.kind = Command::Kind::setup_dirs;
+    return command;
+  }
+  if (models->parsed()) {
+    validate_models_options(command.models);
+    command.kind = Command::Kind::models;
     return command;
   }
   validate(command.run);

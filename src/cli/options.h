@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/models_command.h"
+
 namespace backendbench::cli {
 
 struct RunOptions {
@@ -109,8 +111,9 @@ struct SetupDirsOptions {
 };
 
 struct Command {
-  enum class Kind { run, generate, dataset, trace, bench_timing, merge, setup_dirs, help } kind = Kind::run;
+  enum class Kind { run, generate, dataset, trace, bench_timing, merge, setup_dirs, models, help } kind = Kind::run;
   SetupDirsOptions setup_dirs;
+  ModelsOptions models;
   BenchTimingOptions bench_timing;
   RunOptions run;
   GenerateOptions generate;
