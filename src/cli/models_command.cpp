@@ -233,7 +233,7 @@ int models_command(const ModelsOptions& o) {
   const MatrixAxes axes{.accelerators = accelerators_of(o, zoo),
                         .backends = backends_of(o),
                         .dynamos = parsed<Dynamo>(o.dynamos, parse_dynamo, {Dynamo::none, Dynamo::inductor}),
-                        .tests = parsed<Test>(o.tests, parse_test, {Test::eval, Test::train}),
+                        .tests = parsed<TestKind>(o.tests, parse_test, {TestKind::eval, TestKind::train}),
                         .batch_size = o.batch_size,
                         .dtype = *canonical_dtype(o.dtype)};
   const std::vector<Experiment> experiments = expand_matrix(selected.models, axes);

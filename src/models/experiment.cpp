@@ -24,7 +24,7 @@ constexpr std::array<std::pair<std::string_view, KernelBackend>, 2> kBackends{
     {{"aten", KernelBackend::aten}, {"directory", KernelBackend::directory}}};
 constexpr std::array<std::pair<std::string_view, Dynamo>, 3> kDynamos{
     {{"None", Dynamo::none}, {"inductor", Dynamo::inductor}, {"none", Dynamo::none}}};
-constexpr std::array<std::pair<std::string_view, Test>, 2> kTests{{{"eval", Test::eval}, {"train", Test::train}}};
+constexpr std::array<std::pair<std::string_view, TestKind>, 2> kTests{{{"eval", TestKind::eval}, {"train", TestKind::train}}};
 constexpr std::array<std::pair<std::string_view, std::string_view>, 8> kDtypes{{{"float32", "float32"},
                                                                                 {"f32", "float32"},
                                                                                 {"float16", "float16"},
@@ -58,12 +58,12 @@ std::optional<std::string> key_from(const nlohmann::json& line) {
 std::string_view name(Accelerator a) { return a == Accelerator::cuda ? "cuda" : "cpu"; }
 std::string_view name(KernelBackend b) { return b == KernelBackend::directory ? "directory" : "aten"; }
 std::string_view name(Dynamo d) { return d == Dynamo::inductor ? "inductor" : "None"; }
-std::string_view name(Test t) { return t == Test::train ? "train" : "eval"; }
+std::string_view name(TestKind t) { return t == TestKind::train ? "train" : "eval"; }
 
 std::optional<Accelerator> parse_accelerator(std::string_view text) { return find_by_name(kAccelerators, text); }
 std::optional<KernelBackend> parse_backend(std::string_view text) { return find_by_name(kBackends, text); }
 std::optional<Dynamo> parse_dynamo(std::string_view text) { return find_by_name(kDynamos, text); }
-std::optional<Test> parse_test(std::string_view text) { return find_by_name(kTests, text); }
+std::optional<TestKind> parse_test(std::string_view text) { return find_by_name(kTests, text); }
 
 std::optional<std::string> canonical_dtype(std::string_view text) {
   const auto found = find_by_name(kDtypes, text);

@@ -15,17 +15,17 @@ namespace backendbench::models {
 enum class Accelerator { cpu, cuda };
 enum class KernelBackend { aten, directory };  // directory: a kernel folder via the override library
 enum class Dynamo { none, inductor };          // torch.compile's backend; none: eager
-enum class Test { eval, train };
+enum class TestKind { eval, train };
 
 // The names used on the command line and in results.jsonl ("None" for Dynamo::none).
 std::string_view name(Accelerator a);
 std::string_view name(KernelBackend b);
 std::string_view name(Dynamo d);
-std::string_view name(Test t);
+std::string_view name(TestKind t);
 std::optional<Accelerator> parse_accelerator(std::string_view text);
 std::optional<KernelBackend> parse_backend(std::string_view text);
 std::optional<Dynamo> parse_dynamo(std::string_view text);  // "None" (or "none") and "inductor"
-std::optional<Test> parse_test(std::string_view text);
+std::optional<TestKind> parse_test(std::string_view text);
 // torch's dtype name for float32/float16/bfloat16/float64 or their short names
 // (f32, f16, bf16, f64); nullopt for anything else.
 std::optional<std::string> canonical_dtype(std::string_view text);
@@ -45,7 +45,7 @@ struct Experiment {
   KernelBackend backend = KernelBackend::aten;
   std::filesystem::path kernels_dir;  // absolute; empty for aten
   Dynamo dynamo = Dynamo::none;
-  Test test = Test::eval;
+  TestKind test = TestKind::eval;
   int batch_size = 1;
   std::string dtype = "float32";
 

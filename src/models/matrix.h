@@ -42,7 +42,7 @@ struct MatrixAxes {
   std::vector<Accelerator> accelerators;
   std::vector<BackendChoice> backends;
   std::vector<Dynamo> dynamos;
-  std::vector<Test> tests;
+  std::vector<TestKind> tests;
   std::optional<int> batch_size;  // unset: each model's default
   std::string dtype = "float32";
 };

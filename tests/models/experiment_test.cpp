@@ -13,7 +13,7 @@ Experiment kernels_experiment() {
           .backend = KernelBackend::directory,
           .kernels_dir = "/work/examples/kernels_cuda",
           .dynamo = Dynamo::inductor,
-          .test = Test::train,
+          .test = TestKind::train,
           .batch_size = 8,
           .dtype = "float16"};
 }
@@ -22,7 +22,7 @@ TEST(Experiment, NamesParseBackAndDtypesAreCanonical) {
   for (auto a : {Accelerator::cpu, Accelerator::cuda}) EXPECT_EQ(parse_accelerator(name(a)), a);
   for (auto b : {KernelBackend::aten, KernelBackend::directory}) EXPECT_EQ(parse_backend(name(b)), b);
   for (auto d : {Dynamo::none, Dynamo::inductor}) EXPECT_EQ(parse_dynamo(name(d)), d);
-  for (auto t : {Test::eval, Test::train}) EXPECT_EQ(parse_test(name(t)), t);
+  for (auto t : {TestKind::eval, TestKind::train}) EXPECT_EQ(parse_test(name(t)), t);
   EXPECT_EQ(name(Dynamo::none), "None");
   EXPECT_EQ(parse_dynamo("none"), Dynamo::none);
   EXPECT_FALSE(parse_dynamo("openxla"));
@@ -54,7 +54,7 @@ TEST(Experiment, KeyOfItsLineIsItsKeyAndEveryFieldChangesIt) {
   variants[2].backend = KernelBackend::aten;
   variants[3].kernels_dir = "/elsewhere/kernels_cuda";
   variants[4].dynamo = Dynamo::none;
-  variants[5].test = Test::eval;
+  variants[5].test = TestKind::eval;
   variants[6].batch_size = 4;
   variants[7].dtype = "float32";
   for (const auto& v : variants) {

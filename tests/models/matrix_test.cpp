@@ -55,7 +55,7 @@ TEST(ExperimentMatrix, ModelOutermostThenAcceleratorBackendDynamoTestAsTheSeedNu
   const MatrixAxes axes{.accelerators = {Accelerator::cuda},
                         .backends = {{KernelBackend::aten, {}}, {KernelBackend::directory, "/k/kernels_cuda"}},
                         .dynamos = {Dynamo::none, Dynamo::inductor},
-                        .tests = {Test::eval, Test::train}};
+                        .tests = {TestKind::eval, TestKind::train}};
   const auto models = select_models(zoo(), {.filters = {std::regex("^torch_small")}}).models;
   const auto experiments = expand_matrix(models, axes);
   ASSERT_EQ(experiments.size(), 16u);
@@ -79,7 +79,7 @@ TEST(ExperimentMatrix, BatchSizeOverridesEveryModelsDefault) {
   const MatrixAxes axes{.accelerators = {Accelerator::cpu},
                         .backends = {{KernelBackend::aten, {}}},
                         .dynamos = {Dynamo::none},
-                        .tests = {Test::eval},
+                        .tests = {TestKind::eval},
                         .batch_size = 2,
                         .dtype = "bfloat16"};
   for (const auto& e : expand_matrix(select_models(zoo(), {}).models, axes)) {
