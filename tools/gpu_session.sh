@@ -105,13 +105,15 @@ for step in "$@"; do
       done ;;
     models) models_filter=${MODELS_FILTER:-'^(torch_small_cnn|torch_small_transformer|torchvision_(alexnet|vgg11|squeezenet1_1|resnet18|mobilenet_v2)|timm_(resnet18|mobilenetv3_large_100)|hf_DistilBertForMaskedLM)$'}
       models=(build/backendbench models --accelerator cuda --filter "$models_filter" --repeat "${MODELS_REPEAT:-5}"
-              --warmup-iterations 2 --verify --experiment-timeout 300 --output-dirname "$OUT/models")
-      timeout "${MODELS_ATEN_TIMEOUT:-330}" "${models[@]}" --backend aten --dynamo None --dynamo inductor \
-        >"$OUT/models_aten.txt" 2>&1; grep -E '^\[[0-9]+/' "$OUT/models_aten.txt" | tail -40
-      timeout "${MODELS_KERNELS_TIMEOUT:-150}" "${models[@]}" --backend directory --kernels-dir examples/kernels_cuda \
-        --dynamo None >"$OUT/models_kernels.txt" 2>&1; grep -E '^\[[0-9]+/' "$OUT/models_kernels.txt" | tail -20
+              --warmup-iterations 2 --verify --experiment-timeout 240 --output-dirname "$OUT/models")
+      # Eager on ATen and on the kernels first, then inductor; each part is cut at its time limit and
+      # resumes (skipping what results.jsonl has) when the step runs again with the same SESSION_DIR.
+      timeout "${MODELS_EAGER_TIMEOUT:-210}" "${models[@]}" --backend aten --kernels-dir examples/kernels_cuda \
+        --dynamo None >"$OUT/models_eager.txt" 2>&1; grep -E '^\[[0-9]+/' "$OUT/models_eager.txt" | tail -40
+      timeout "${MODELS_INDUCTOR_TIMEOUT:-240}" "${models[@]}" --backend aten --dynamo inductor \
+        >"$OUT/models_inductor.txt" 2>&1; grep -E '^\[[0-9]+/' "$OUT/models_inductor.txt" | tail -20
       cat "$OUT/models/summary.md"
-      timeout 120 build/backendbench models --accelerator cuda --filter '^timm_resnet18$' --kernels-dir examples/kernels_cuda \
+      timeout 90 build/backendbench models --accelerator cuda --filter '^timm_resnet18$' --kernels-dir examples/kernels_cuda \
         --dynamo None --test train --repeat 2 --profile-cuda --profile-cuda-cpu --verify \
         --output-dirname "$OUT/models_profile" >"$OUT/models_profile.txt" 2>&1; tail -8 "$OUT/models_profile.txt"
       python3 - "$OUT/models_profile" <<'PY'

@@ -229,8 +229,8 @@ def dump_profiles(step: Step, cfg: Config, device: torch.device, metrics: dict[s
 
 def time_experiment(cfg: Config, pristine: zoo.Workload, device: torch.device, result: ResultFile) -> Step | None:
     """Phase 1: the timed runs (and profiled runs) in the experiment's configuration. Returns
-    the compiled step of an eval experiment that verification will use again (its weights
-    are not changed by eval iterations; a second compilation would cost as much as the first)."""
+    the compiled step for verification to use again (a second compilation would cost as much
+    as the first)."""
     import backendbench
 
     work = copy.deepcopy(pristine)
@@ -266,7 +266,7 @@ def time_experiment(cfg: Config, pristine: zoo.Workload, device: torch.device, r
             if cfg.backend == "directory":
                 result.data["kernels"].update(call_counts=backendbench.call_counts(), iterations=iterations)
             result.save()
-            if cfg.verify and cfg.dynamo and cfg.test == "eval":
+            if cfg.verify and cfg.dynamo:
                 keep = step
     except Exception as e:
         result.fail(error_kind(e), e)
@@ -326,8 +326,9 @@ def measure_coverage(cfg: Config, pristine: zoo.Workload, device: torch.device, 
 def run_once(cfg: Config, pristine: zoo.Workload, device: torch.device, *, candidate: bool = False,
              fp64: bool = False, compiled: Step | None = None) -> list[Any]:
     """One seeded iteration on a fresh copy of the model: eager ATen, eager in float64,
-    or (candidate) the experiment's configuration, compiled anew or, given `compiled`,
-    the timed eval step with the built weights loaded again; returns what verification compares."""
+    or (candidate) the experiment's configuration, compiled anew or, given `compiled`, the
+    timed step with the built weights and buffers loaded again (no optimizer step changed the
+    weights, and loading in place keeps the compiled code); returns what verification compares."""
     if compiled is not None:
         compiled.work.model.load_state_dict(pristine.model.state_dict())  # in place: no recompilation
         step = compiled
@@ -351,10 +352,25 @@ def run_once(cfg: Config, pristine: zoo.Workload, device: torch.device, *, candi
         return step.collected(output, loss)
 
 
+class RandomOps(torch.utils._python_dispatch.TorchDispatchMode):
+    """Notes the ATen calls that draw random numbers (dropout, bernoulli, randn_like, ...)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: set[str] = set()
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
+        if torch.Tag.nondeterministic_seeded in func.tags:
+            self.seen.add(str(func))
+        return func(*args, **(kwargs or {}))
+
+
 def verify(cfg: Config, pristine: zoo.Workload, device: torch.device,
            compiled: Step | None = None) -> tuple[str, str | None]:
-    """Phase 3: PyTorch/XLA's verifier (benchmarks/verifier.py) on torch._dynamo.utils.same;
-    `compiled`: the experiment's compiled eval step, to use again as the candidate."""
+    """Phase 3: PyTorch/XLA's verifier (benchmarks/verifier.py) on torch._dynamo.utils.same.
+    `compiled`: the experiment's timed compiled step, the candidate when the model draws no
+    random numbers (else it is compiled again with inductor's fallback_random, so that it
+    draws what eager draws)."""
     from torch._dynamo.utils import same
 
     messages: list[str] = []
@@ -364,8 +380,10 @@ def verify(cfg: Config, pristine: zoo.Workload, device: torch.device,
 
     try:
         try:
+            random_ops = RandomOps()
             with deterministic():
-                eager = run_once(cfg, pristine, device)
+                with random_ops:
+                    eager = run_once(cfg, pristine, device)
                 eager_again = run_once(cfg, pristine, device)
         except Exception as e:
             return EAGER_FAILED, f"{type(e).__name__}: {e}"
@@ -380,7 +398,7 @@ def verify(cfg: Config, pristine: zoo.Workload, device: torch.device,
             fp64, cosine = None, True
             messages.append(f"no float64 reference ({type(e).__name__}: {e}); cosine similarity used")
         # The candidate as it was timed (ATen's default algorithms), judged within the tolerance.
-        result = run_once(cfg, pristine, device, candidate=True, compiled=compiled)
+        result = run_once(cfg, pristine, device, candidate=True, compiled=None if random_ops.seen else compiled)
         tol = cfg.tolerance
         if tol is None:
             tol = TOLERANCE[zoo.DTYPES[cfg.dtype]]

@@ -28,16 +28,6 @@ CLI::Option* add_repeated(CLI::App& cmd, const std::string& flags, std::vector<s
   return cmd.add_option(flags, values, help)->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
-const auto kAtLeastOne = CLI::Validator(
-    [](std::string& v) {
-      try {
-        if (std::stoll(v) >= 1) return std::string();
-      } catch (const std::exception&) {
-      }
-      return "must be a positive integer, got '" + v + "'";
-    },
-    "POSITIVE");
-
 const auto kRegex = CLI::Validator(
     [](std::string& v) {
       try {
@@ -143,18 +133,18 @@ void add_models_options(CLI::App& cmd, ModelsOptions& o) {
   add_repeated(cmd, "--exclude,-x", o.excludes, "Leave out the models whose name a regular expression matches")
       ->check(kRegex);
   add_repeated(cmd, "--suite-name", o.suites, "Run the models of a suite: timm, huggingface, torchvision, torch");
-  cmd.add_option("--batch-size", o.batch_size, "Batch size (default: each model's)")->check(kAtLeastOne);
+  cmd.add_option("--batch-size", o.batch_size, "Batch size (default: each model's)")->check(kPositive);
   cmd.add_option("--dtype", o.dtype, "Model and input dtype: float32, float16, bfloat16, float64")
       ->check(kDtype)->capture_default_str();
-  cmd.add_option("--repeat", o.repeat, "Timed runs per experiment")->check(kAtLeastOne)->capture_default_str();
+  cmd.add_option("--repeat", o.repeat, "Timed runs per experiment")->check(kPositive)->capture_default_str();
   cmd.add_option("--iterations-per-run", o.iterations_per_run, "Model iterations per timed run")
-      ->check(kAtLeastOne)->capture_default_str();
+      ->check(kPositive)->capture_default_str();
   cmd.add_option("--warmup-iterations", o.warmup_iterations,
                  "Untimed iterations before the timed runs (compilation happens here)")
       ->check(CLI::NonNegativeNumber)->capture_default_str();
   cmd.add_flag("--dry-run", o.dry_run, "Print the experiment matrix and exit");
   cmd.add_option("--total-partitions", o.total_partitions, "Split the selected models into this many parts")
-      ->check(kAtLeastOne)->capture_default_str();
+      ->check(kPositive)->capture_default_str();
   cmd.add_option("--partition-id", o.partition_id, "Run this part (0-based) of --total-partitions")
       ->check(CLI::NonNegativeNumber)->capture_default_str();
   cmd.add_option("--output-dirname", o.output_dirname, "Folder for results.jsonl, summary.md, profiles and logs")
@@ -186,10 +176,7 @@ void add_models_options(CLI::App& cmd, ModelsOptions& o) {
                                        "build was configured with)");
   cmd.add_option("--seed", o.seed, "Seed of each model's weights and inputs")->capture_default_str();
   cmd.add_option("--timestamp", o.timestamp, "The timestamp of the results' lines (default: now)");
-  cmd.add_option("--log-level", o.log_level, "DEBUG, INFO, WARNING, ERROR or CRITICAL")
-      ->check([](const std::string& v) {
-        return log::level_from_name(v) ? std::string() : "must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL";
-      });
+  add_log_level(cmd, o.log_level);
 }
 
 void validate_models_options(const ModelsOptions& o) {

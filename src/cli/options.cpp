@@ -9,9 +9,8 @@
 #include "util/log.h"
 
 namespace backendbench::cli {
-namespace {
 
-const auto kPositive = CLI::Validator(
+const CLI::Validator kPositive = CLI::Validator(
     [](std::string& v) {
       try {
         if (std::stoll(v) > 0) return std::string();
@@ -21,16 +20,18 @@ const auto kPositive = CLI::Validator(
     },
     "POSITIVE");
 
-const std::vector<std::string> kSuites{"smoke", "opinfo", "torchbench", "facto"};
-const std::vector<std::string> kBackends{"aten", "flag_gems", "directory", "pregenerated",
-                                         "llm", "llm-relay", "kernel_agent"};
-
 CLI::Option* add_log_level(CLI::App& cmd, std::string& level) {
   return cmd.add_option("--log-level", level, "DEBUG, INFO, WARNING, ERROR or CRITICAL (default: $LOG_LEVEL or INFO)")
       ->check([](const std::string& v) {
         return log::level_from_name(v) ? std::string() : "must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL";
       });
 }
+
+namespace {
+
+const std::vector<std::string> kSuites{"smoke", "opinfo", "torchbench", "facto"};
+const std::vector<std::string> kBackends{"aten", "flag_gems", "directory", "pregenerated",
+                                         "llm", "llm-relay", "kernel_agent"};
 
 void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--suite", o.suite, "Which suite to run")->check(CLI::IsMember(kSuites))->capture_default_str();

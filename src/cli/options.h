@@ -8,7 +8,17 @@
 
 #include "cli/models_command.h"
 
+namespace CLI {
+class App;
+class Option;
+class Validator;
+}  // namespace CLI
+
 namespace backendbench::cli {
+
+// Pieces of the flag definitions that subcommands share (models_command.cpp).
+CLI::Option* add_log_level(CLI::App& cmd, std::string& level);
+extern const CLI::Validator kPositive;  // a positive integer
 
 struct RunOptions {
   std::string suite = "smoke";

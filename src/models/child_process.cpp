@@ -156,10 +156,10 @@ ChildEnd ChildProcess::wait(std::chrono::milliseconds timeout) {
 std::string tail_of_file(const std::filesystem::path& file, size_t max_bytes) {
   std::ifstream in(file, std::ios::binary | std::ios::ate);
   if (!in) return "";
-  const std::streamoff size = in.tellg();
-  const std::streamoff start = size > static_cast<std::streamoff>(max_bytes) ? size - static_cast<std::streamoff>(max_bytes) : 0;
-  in.seekg(start);
-  std::string text(static_cast<size_t>(size - start), '\0');
+  const auto size = static_cast<size_t>(in.tellg());
+  const size_t start = size > max_bytes ? size - max_bytes : 0;
+  in.seekg(static_cast<std::streamoff>(start));
+  std::string text(size - start, '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
   if (start > 0) {
     const size_t newline = text.find('\n');

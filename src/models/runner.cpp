@@ -11,6 +11,7 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "report/progress.h"
 #include "util/log.h"
 #include "workers/process.h"
 
@@ -49,15 +50,6 @@ class ScratchDir {
  private:
   fs::path path_;
 };
-
-std::string duration_text(double seconds) {
-  const long s = static_cast<long>(seconds + 0.5);
-  char buf[32];
-  if (s >= 3600) std::snprintf(buf, sizeof buf, "%ldh%02ldm", s / 3600, s / 60 % 60);
-  else if (s >= 60) std::snprintf(buf, sizeof buf, "%ldm%02lds", s / 60, s % 60);
-  else std::snprintf(buf, sizeof buf, "%lds", s);
-  return buf;
-}
 
 std::string median_ms_text(const nlohmann::ordered_json& metrics) {
   const auto it = metrics.find("per_iter_time");
@@ -231,8 +223,8 @@ MatrixTally run_matrix(const std::vector<Experiment>& experiments, const PythonS
     std::cout << "[" << tally.already_done + i + 1 << "/" << tally.total << "] " << e.model_name << " "
               << name(e.test) << " (" << name(e.accelerator) << ", " << name(e.backend) << ", dynamo "
               << name(e.dynamo) << "): " << outcome << "; " << line["verification_code"].get<std::string>()
-              << "  [" << duration_text(elapsed) << " elapsed"
-              << (i + 1 < pending.size() ? ", ETA " + duration_text(eta) : std::string()) << "]" << std::endl;
+              << "  [" << report::duration_text(elapsed) << " elapsed"
+              << (i + 1 < pending.size() ? ", ETA " + report::duration_text(eta) : std::string()) << "]" << std::endl;
     if (!line["error"].is_null()) {
       // Python's traceback when the experiment recorded one, else the end of its output.
       const auto& error = line["error"];

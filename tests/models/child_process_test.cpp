@@ -99,6 +99,7 @@ TEST(ChildProcess, TailStartsAtALine) {
   const auto file = dir.write("f", "first line\nsecond line\nthird\n");
   EXPECT_EQ(tail_of_file(file, 10), "third\n");
   EXPECT_EQ(tail_of_file(file, 1000), "first line\nsecond line\nthird\n");
+  EXPECT_EQ(tail_of_file(file, static_cast<size_t>(-1)), "first line\nsecond line\nthird\n");
   EXPECT_EQ(tail_of_file(dir.path() / "missing", 10), "");
 }
 

@@ -60,6 +60,16 @@ def bb_test_off_by_a_bit(gm: torch.fx.GraphModule, example_inputs):
     return run
 
 
+_compilations: list[str] = []
+
+
+@torch._dynamo.register_backend
+def bb_test_counting(gm: torch.fx.GraphModule, example_inputs):
+    """Runs the graph as it is, counting compilations."""
+    _compilations.append(gm.code)
+    return gm.forward
+
+
 @torch._dynamo.register_backend
 def bb_test_broken(gm: torch.fx.GraphModule, example_inputs):
     raise RuntimeError("this compiler is broken on purpose")
@@ -154,6 +164,20 @@ class VerifierTest(unittest.TestCase):
         code, message = experiment.verify(config(), broken, CPU)
         self.assertEqual(code, experiment.EAGER_FAILED)
         self.assertIn("no float64 here", message)
+
+    def test_the_timed_compilation_is_verified_unless_the_model_draws_random_numbers(self) -> None:
+        for key, recompiles in (("torch_small_cnn", False), ("torch_small_transformer", True)):
+            with tempfile.TemporaryDirectory() as d:
+                cfg = config("train", "bb_test_counting", verify=True, repeat=1)
+                pristine = self.small_model(key)
+                result = experiment.ResultFile(os.path.join(d, "r.json"), verify=True)
+                compiled = experiment.time_experiment(cfg, pristine, CPU, result)
+                self.assertIsNotNone(compiled)
+                before = len(_compilations)
+                self.assertGreater(before, 0)
+                code, message = experiment.verify(cfg, pristine, CPU, compiled)
+                self.assertEqual(code, experiment.PASS, message)
+                self.assertEqual(len(_compilations) > before, recompiles, key)  # dropout: compiled again
 
     def test_eager_that_disagrees_with_itself_is_nondeterministic(self) -> None:
         code, _ = experiment.verify(config(), workload(Drifting()), CPU)
