@@ -200,7 +200,14 @@ int models_command(const ModelsOptions& o) {
   PythonSetup python = PythonSetup::defaults();
   if (!o.python.empty()) python.python = o.python;
   if (!o.model_file.empty()) python.model_file = fs::absolute(o.model_file);
-  const Zoo zoo = list_zoo(python);
+  const Zoo zoo = [&] {
+    try {
+      return list_zoo(python);
+    } catch (const std::runtime_error& e) {
+      if (o.python.empty()) throw;
+      throw UsageError{"--python " + o.python + ": " + e.what()};  // the interpreter the user named does not work
+    }
+  }();
   check_suites(o, zoo);
 
   const ModelSelection selection{.filters = regexes(o.filters),

@@ -94,6 +94,7 @@ TEST_F(ModelsCli, BadFlagsAndValuesAreUsageErrorsNamingTheFlag) {
       {"--model-file /no/such/file.py", "--model-file"},
       {"--suite-name torchbench", "--suite-name"},
       {"--filter no_such_model_anywhere", "no model of the zoo matches"},
+      {"--python /bin/false", "--python /bin/false: listing the model zoo"},
   };
   for (const auto& [args, expected] : cases) {
     const Outcome o = run("models --dry-run " + args);
