@@ -21,6 +21,9 @@
 #   override  real models on ATen and on examples/kernels_cuda (tools/model_override.py)
 #   kernels   the CUDA example kernels on their operators' torchbench inputs -> kernels_run/
 #   scaling   the full torchbench suite on GPU 0 alone, then on GPUs 0 and 1 -> scaling.txt
+#   suites    --suite opinfo and --suite facto on ATen (CUDA, bfloat16) -> opinfo_run/, facto_run/, with
+#             their figures (tools/suite_figures.py) and times; OpInfo needs the expecttest package:
+#             a carried wheel is installed from $WHEELS_DIR (default: the repository root) when it is missing
 #   models    `backendbench models`: 10 zoo models ($MODELS_FILTER) x {aten, examples/kernels_cuda, inductor} x
 #             {eval, train}, verified ($MODELS_REPEAT repeats, default 5) -> models/ (results.jsonl,
 #             summary.md, logs); a step cut short resumes when run again with the same SESSION_DIR; then
@@ -102,6 +105,16 @@ for step in "$@"; do
         end=$(date +%s%N)
         echo "devices $devices: $(( (end - start) / 1000000 )) ms; $(grep -m1 'correctness score' "$OUT/scaling_$devices.txt")" \
           | tee -a "$OUT/scaling.txt"
+      done ;;
+    suites) python3 -c 'import expecttest' 2>/dev/null \
+        || python3 -m pip install --no-index --find-links "${WHEELS_DIR:-.}" expecttest 2>&1 | tail -1
+      for suite in opinfo facto; do
+        SECONDS=0  # the first opinfo run includes the export of the OpInfo samples into the cache
+        timeout "${SUITES_TIMEOUT:-2400}" build/backendbench --suite "$suite" --backend aten --log-dir "$OUT/${suite}_run" \
+          2>"$OUT/${suite}_stderr.txt" | tee "$OUT/$suite.txt"
+        echo "$suite: ${SECONDS} s"
+        grep -E "exporting|OpInfos left out|facto: [0-9]+ operators|error|fatal" "$OUT/${suite}_stderr.txt" | head -8
+        python3 tools/suite_figures.py "$OUT/${suite}_run" | tee "$OUT/${suite}_figures.txt"
       done ;;
     models) models_filter=${MODELS_FILTER:-'^(torch_small_cnn|torch_small_transformer|torchvision_(alexnet|vgg11|squeezenet1_1|resnet18|mobilenet_v2)|timm_(resnet18|mobilenetv3_large_100)|hf_DistilBertForMaskedLM)$'}
       models=(build/backendbench models --accelerator cuda --filter "$models_filter" --repeat "${MODELS_REPEAT:-5}"

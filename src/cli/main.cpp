@@ -11,11 +11,12 @@
 #include "cli/run_command.h"
 #include "cli/setup_dirs_command.h"
 #include "cli/trace_command.h"
-#include "cli/worker_command.h"
+#include "session/session.h"
+#include "session/worker.h"
 
 int main(int argc, char** argv) {
   using namespace backendbench::cli;
-  if (argc == 2 && std::string_view(argv[1]) == "__worker") return worker_command();
+  if (argc == 2 && std::string_view(argv[1]) == "__worker") return backendbench::session::serve_as_worker();
   try {
     const Command command = parse_command_line(argc, argv);
     switch (command.kind) {
@@ -41,6 +42,9 @@ int main(int argc, char** argv) {
     }
   } catch (const UsageError& e) {
     std::cerr << "backendbench: error: " << e.message << "\nRun 'backendbench --help' for the options.\n";
+    return 2;
+  } catch (const backendbench::session::RequestError& e) {
+    std::cerr << "backendbench: error: " << e.what() << "\nRun 'backendbench --help' for the options.\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "backendbench: fatal: " << e.what() << "\n";

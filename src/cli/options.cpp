@@ -5,7 +5,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include "backends/backend.h"
+#include "spec/value.h"
 #include "suite/shard.h"
+#include "suite/suite.h"
 #include "util/log.h"
 
 namespace backendbench::cli {
@@ -29,9 +32,17 @@ CLI::Option* add_log_level(CLI::App& cmd, std::string& level) {
 
 namespace {
 
-const std::vector<std::string> kSuites{"smoke", "opinfo", "torchbench", "facto"};
-const std::vector<std::string> kBackends{"aten", "flag_gems", "directory", "pregenerated",
-                                         "llm", "llm-relay", "kernel_agent"};
+const std::vector<std::string> kSuites(suite::suite_names().begin(), suite::suite_names().end());
+const std::vector<std::string> kBackends(backends::backend_names().begin(), backends::backend_names().end());
+
+CLI::Option* add_dtype(CLI::App& cmd, std::string& dtype) {
+  return cmd.add_option("--dtype", dtype,
+                        "opinfo, facto: the dtype of the samples' (floating-point) tensors, e.g. bfloat16, float32, f16 "
+                        "(default: bfloat16, as BackendBench)")
+      ->check([](const std::string& v) {
+        return spec::dtype_from_name(v) ? std::string() : "must be a dtype such as bfloat16, float16, float32, f32";
+      });
+}
 
 void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--suite", o.suite, "Which suite to run")->check(CLI::IsMember(kSuites))->capture_default_str();
@@ -46,6 +57,9 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
                  "torchbench: a trace file, a folder of trace files, a dataset .json (or .parquet when built with "
                  "Arrow), an http(s) URL of one (fetched once into the cache), or 'remote' for "
                  "$BACKENDBENCH_DATASET_URL / the published dataset (default: the shipped dataset)");
+  add_dtype(cmd, o.dtype);
+  cmd.add_option("--facto-num-runs", o.facto_num_runs, "facto: valid argument tuples per operator (default: 10)")
+      ->check(kPositive);
   cmd.add_option("--log-dir", o.log_dir, "Directory for the result files (default: backendbench_output_<timestamp>)");
   cmd.add_flag("--disable-output-logs", o.disable_output_logs, "Do not write the result files");
   cmd.add_option("--num-workers", o.num_workers,
@@ -162,6 +176,7 @@ void add_setup_dirs_options(CLI::App& cmd, SetupDirsOptions& o) {
   cmd.add_option("--suite", o.suite, "Which suite's operators")->check(CLI::IsMember(kSuites))->capture_default_str();
   cmd.add_option("--ops", o.ops, "Comma-separated operator filters");
   cmd.add_option("--data", o.data, "torchbench: the inputs, as for run --data (default: the shipped dataset)");
+  add_dtype(cmd, o.dtype);
   cmd.add_option("--base-dir", o.base_dir, "Folder to create the operator folders in")->capture_default_str();
   cmd.add_option("--language", o.language, "The stub kernel's language: cpp (.cpp) or cuda (.cu)")
       ->check(CLI::IsMember({"cpp", "cuda"}))
@@ -186,6 +201,14 @@ void validate(const RunOptions& o) {
       throw UsageError{"--check-overhead-dominated-ops is only supported for the torchbench suite"};
     }
     if (!o.data.empty()) throw UsageError{"--data is only supported for the torchbench suite"};
+  }
+  if (!o.dtype.empty() && o.suite != "opinfo" && o.suite != "facto") {
+    throw UsageError{"--dtype is only supported for the opinfo and facto suites"};
+  }
+  if (o.facto_num_runs && o.suite != "facto") throw UsageError{"--facto-num-runs is only supported for the facto suite"};
+  if (o.suite == "facto" && !o.dtype.empty() && !spec::is_floating(*spec::dtype_from_name(o.dtype))) {
+    throw UsageError{"--dtype " + o.dtype + ": facto draws floating-point tensors in --dtype (integer and bool ones as "
+                     "each operator allows); give a floating-point dtype"};
   }
   if (o.resume && (o.log_dir.empty() || o.disable_output_logs)) {
     throw UsageError{"--resume needs --log-dir: the folder of the run to resume"};
@@ -299,6 +322,9 @@ Command parse_command_line(int argc, const char* const* argv) {
   if (setup_dirs->parsed()) {
     if (command.setup_dirs.suite != "torchbench" && !command.setup_dirs.data.empty()) {
       throw UsageError{"--data is only supported for the torchbench suite"};
+    }
+    if (!command.setup_dirs.dtype.empty() && command.setup_dirs.suite != "opinfo" && command.setup_dirs.suite != "facto") {
+      throw UsageError{"--dtype is only supported for the opinfo and facto suites"};
     }
     command.kind = Command::Kind::setup_dirs;
     return command;

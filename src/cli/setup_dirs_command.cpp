@@ -4,9 +4,11 @@
 #include <set>
 #include <variant>
 
-#include "cli/common.h"
+#include "data/select.h"
 #include "kernels/scaffold.h"
 #include "ops/resolve.h"
+#include "session/devices.h"
+#include "session/suites.h"
 #include "util/log.h"
 
 namespace backendbench::cli {
@@ -37,7 +39,12 @@ std::string joined(const std::vector<std::string>& names) {
 
 int setup_dirs_command(const SetupDirsOptions& o) {
   log::set_level(*log::level_from_name(o.log_level));
-  const suite::Suite suite = load_suite({.suite = o.suite, .ops = o.ops, .data = o.data}, choose_device(""));
+  const suite::Suite suite = session::load_suite(
+      {.kind = *suite::parse_suite_kind(o.suite),
+       .op_filters = data::split_op_filters(o.ops),
+       .data = o.data,
+       .dtype = o.dtype.empty() ? spec::Dtype::bf16 : *spec::dtype_from_name(o.dtype)},
+      session::choose_device(""));
   for (const auto& d : suite.diagnostics) BB_LOG(warning) << d.where.describe() << ": " << d.message;
   const std::string extension = o.language == "cuda" ? ".cu" : ".cpp";
 

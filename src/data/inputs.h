@@ -25,13 +25,37 @@ struct SourceLocation {
   std::string describe() const;  // "file:line"
 };
 
+// How a record's tensors get their values. Traces and datasets give shapes
+// only, so their tensors are drawn at random from the test's seed; an OpInfo
+// sample carries its real values, stored by python/backendbench/opinfo_export.py;
+// a facto tuple is drawn at random with edge values (NaN, +-inf, -0.0,
+// denormals, large magnitudes) mixed into its floating-point tensors.
+struct TensorValues {
+  enum class Kind { random, stored, edge };
+  // Edge values a facto tuple may hold (a bit set: which are safe depends on the operator).
+  enum Edge : unsigned { nan = 1, inf = 2, negative_zero = 4, denormal = 8, large = 16 };
+
+  Kind kind = Kind::random;
+  std::string file;    // stored: the sample file (a torch.save'd list of samples, each a list of storage spans)
+  size_t index = 0;    // stored: the sample's position in the file
+  unsigned edges = 0;  // edge: the Edge values to mix in
+  // stored, edge: how the record is told apart from others with the same
+  // arguments; its args_text ends with "  # " and this label.
+  std::string label;
+  friend bool operator==(const TensorValues&, const TensorValues&) = default;
+};
+
 // One (operator, arguments) input, with the dataset card's fields.
 struct InputRecord {
   std::string op_name;    // as written, e.g. "aten.add.Tensor"
-  std::string args_text;  // canonical serialization when parsed, the raw text otherwise
+  // Canonical serialization when parsed, the raw text otherwise; followed by
+  // "  # <values.label>" for values that are not random (so that two OpInfo
+  // samples of the same shapes stay two tests in results, journals and caches).
+  std::string args_text;
   std::optional<spec::Arguments> args;  // absent when the text did not parse
   std::string error;      // why it did not parse: "file:line: column N: ..."
   SourceLocation where;   // first occurrence
+  TensorValues values;    // random unless the suite says otherwise
 
   int64_t count = 0;      // occurrences, summed over duplicates; 0 marks synthetic inputs
   bool is_synthetic = false;

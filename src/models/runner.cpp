@@ -72,7 +72,8 @@ bool failed(const nlohmann::ordered_json& line) {
 
 PythonSetup PythonSetup::defaults() {
   PythonSetup setup;
-  setup.python = BACKENDBENCH_PYTHON;
+  const char* python = std::getenv("BACKENDBENCH_PYTHON");
+  setup.python = python && *python ? python : BACKENDBENCH_PYTHON;
   const char* dir = std::getenv("BACKENDBENCH_PYTHON_DIR");
   setup.package_dir = dir && *dir ? fs::path(dir) : fs::path(BACKENDBENCH_PYTHON_PACKAGE_DIR);
   const fs::path library = fs::path(workers::self_executable()).parent_path() / "libbackendbench_override.so";

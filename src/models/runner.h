@@ -26,8 +26,9 @@ struct PythonSetup {
   std::filesystem::path override_library;   // libbackendbench_override.so ("" leaves the package's default)
   std::filesystem::path model_file;         // a Python file adding models to the zoo ("" none)
 
-  // The interpreter CMake found (else python3), this source tree's python/
-  // ($BACKENDBENCH_PYTHON_DIR overrides it) and the override library beside this executable.
+  // $BACKENDBENCH_PYTHON, else the interpreter the build was configured with (else python3);
+  // this source tree's python/ ($BACKENDBENCH_PYTHON_DIR overrides it); the override library
+  // beside this executable.
   static PythonSetup defaults();
   // The environment changes an experiment process gets (PYTHONPATH, the library, unbuffered output).
   std::map<std::string, std::string> environment() const;
