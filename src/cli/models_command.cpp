@@ -172,8 +172,8 @@ void add_models_options(CLI::App& cmd, ModelsOptions& o) {
   cmd.add_option("--model-file", o.model_file,
                  "A Python file whose MODELS list (of backendbench.zoo.ModelEntry) adds models to the zoo")
       ->check(CLI::ExistingFile);
-  cmd.add_option("--python", o.python, "The Python interpreter that runs the experiments (default: the one the "
-                                       "build was configured with)");
+  cmd.add_option("--python", o.python, "The Python interpreter that runs the experiments (default: "
+                                       "$BACKENDBENCH_PYTHON, else the one the build was configured with)");
   cmd.add_option("--seed", o.seed, "Seed of each model's weights and inputs")->capture_default_str();
   cmd.add_option("--timestamp", o.timestamp, "The timestamp of the results' lines (default: now)");
   add_log_level(cmd, o.log_level);

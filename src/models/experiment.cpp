@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <utility>
 
+#include "spec/value.h"
 #include "util/hash.h"
 
 namespace backendbench::models {
@@ -25,15 +26,6 @@ constexpr std::array<std::pair<std::string_view, KernelBackend>, 2> kBackends{
 constexpr std::array<std::pair<std::string_view, Dynamo>, 3> kDynamos{
     {{"None", Dynamo::none}, {"inductor", Dynamo::inductor}, {"none", Dynamo::none}}};
 constexpr std::array<std::pair<std::string_view, TestKind>, 2> kTests{{{"eval", TestKind::eval}, {"train", TestKind::train}}};
-constexpr std::array<std::pair<std::string_view, std::string_view>, 8> kDtypes{{{"float32", "float32"},
-                                                                                {"f32", "float32"},
-                                                                                {"float16", "float16"},
-                                                                                {"f16", "float16"},
-                                                                                {"bfloat16", "bfloat16"},
-                                                                                {"bf16", "bfloat16"},
-                                                                                {"float64", "float64"},
-                                                                                {"f64", "float64"}}};
-
 std::string text_or_empty(const nlohmann::json& object, const char* field) {
   const auto it = object.find(field);
   return it == object.end() || it->is_null() ? std::string() : it->get<std::string>();
@@ -66,8 +58,10 @@ std::optional<Dynamo> parse_dynamo(std::string_view text) { return find_by_name(
 std::optional<TestKind> parse_test(std::string_view text) { return find_by_name(kTests, text); }
 
 std::optional<std::string> canonical_dtype(std::string_view text) {
-  const auto found = find_by_name(kDtypes, text);
-  return found ? std::optional<std::string>(*found) : std::nullopt;
+  const auto dtype = spec::dtype_from_name(text);
+  if (!dtype || !spec::is_floating(*dtype)) return std::nullopt;
+  constexpr std::string_view kPrefix = "torch.";
+  return std::string(spec::torch_name(*dtype).substr(kPrefix.size()));
 }
 
 nlohmann::ordered_json Experiment::model_json() const {

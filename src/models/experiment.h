@@ -26,8 +26,8 @@ std::optional<Accelerator> parse_accelerator(std::string_view text);
 std::optional<KernelBackend> parse_backend(std::string_view text);
 std::optional<Dynamo> parse_dynamo(std::string_view text);  // "None" (or "none") and "inductor"
 std::optional<TestKind> parse_test(std::string_view text);
-// torch's dtype name for float32/float16/bfloat16/float64 or their short names
-// (f32, f16, bf16, f64); nullopt for anything else.
+// torch's name ("float32") of a floating-point dtype given by any of the names
+// the argument language reads (float32, f32, torch.float32, ...); nullopt otherwise.
 std::optional<std::string> canonical_dtype(std::string_view text);
 
 // A model of the zoo, as `python3 -m backendbench.experiment list` reports it.
