@@ -7,6 +7,7 @@
 #include "cli/compare_command.h"
 #include "cli/dataset_command.h"
 #include "cli/merge_command.h"
+#include "cli/models_command.h"
 #include "cli/options.h"
 #include "cli/report_command.h"
 #include "cli/run_command.h"
@@ -43,6 +44,8 @@ int main(int argc, char** argv) {
         return compare_command(command.compare);
       case Command::Kind::report:
         return report_command(command.report);
+      case Command::Kind::models:
+        return models_command(command.models);
     }
   } catch (const UsageError& e) {
     std::cerr << "backendbench: error: " << e.message << "\nRun 'backendbench --help' for the options.\n";

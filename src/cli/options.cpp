@@ -18,6 +18,7 @@
 #include "util/log.h"
 
 namespace backendbench::cli {
+
 namespace {
 
 // Numbers as people write them: 1000, 1e3 and 1000.0 are the same count; 0.5
@@ -66,14 +67,13 @@ CLI::Validator number(NumberKind kind, double min, bool min_allowed = true) {
       description);
 }
 
+}  // namespace
+
 const CLI::Validator kCount1 = number(NumberKind::count, 1);
 const CLI::Validator kCount0 = number(NumberKind::count, 0);
 const CLI::Validator kAmount0 = number(NumberKind::amount, 0);
 const CLI::Validator kPositiveAmount = number(NumberKind::amount, 0, false);
 const CLI::Validator kFinite = number(NumberKind::amount, -std::numeric_limits<double>::max());
-
-const std::vector<std::string> kSuites(suite::suite_names().begin(), suite::suite_names().end());
-const std::vector<std::string> kBackends(backends::backend_names().begin(), backends::backend_names().end());
 
 CLI::Option* add_log_level(CLI::App& cmd, std::string& level) {
   return cmd.add_option("--log-level", level, "DEBUG, INFO, WARNING, ERROR or CRITICAL (default: $LOG_LEVEL or INFO)")
@@ -81,6 +81,11 @@ CLI::Option* add_log_level(CLI::App& cmd, std::string& level) {
         return log::level_from_name(v) ? std::string() : "must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL";
       });
 }
+
+namespace {
+
+const std::vector<std::string> kSuites(suite::suite_names().begin(), suite::suite_names().end());
+const std::vector<std::string> kBackends(backends::backend_names().begin(), backends::backend_names().end());
 
 CLI::Option* add_dtype(CLI::App& cmd, std::string& dtype) {
   return cmd.add_option("--dtype", dtype,
@@ -333,7 +338,7 @@ Command parse_command_line(int argc, const char* const* argv) {
 
   if (const char* env = std::getenv("LOG_LEVEL"); env && log::level_from_name(env)) {
     command.run.log_level = command.dataset.log_level = command.trace.log_level = command.merge.log_level =
-        command.setup_dirs.log_level = command.compare.log_level = command.report.log_level = env;
+        command.setup_dirs.log_level = command.compare.log_level = command.report.log_level = command.models.log_level = env;
   }
 
   CLI::App app{"backendbench: correctness and performance of PyTorch operator backends"};
@@ -359,24 +364,28 @@ Command parse_command_line(int argc, const char* const* argv) {
   add_compare_options(*compare, command.compare);
   CLI::App* report = app.add_subcommand("report", "Write report.html of a run folder, or the page of a model runner's results.jsonl");
   add_report_options(*report, command.report);
+  CLI::App* models = app.add_subcommand(
+      "models", "Run real models of the zoo on ATen, on a kernel folder and under torch.compile (experiment matrix, "
+                "results.jsonl, verification, profiles)");
+  add_models_options(*models, command.models);
 
   const bool wants_top_help = !args.empty() && (args[0] == "--help" || args[0] == "-h");
   if (wants_top_help) {
     command.kind = Command::Kind::help;
     command.help_text = app.help() + "\n" + run->help() + "\n" + dataset->help() + "\n" + trace->help() + "\n" + bench->help() +
-                         "\n" + merge->help() + "\n" + setup_dirs->help() + "\n" + compare->help() + "\n" + report->help();
+                         "\n" + merge->help() + "\n" + setup_dirs->help() + "\n" + compare->help() + "\n" + report->help() + "\n" + models->help();
     return command;
   }
   const bool named = !args.empty() && (args[0] == "run" || args[0] == "generate" || args[0] == "dataset" || args[0] == "trace" ||
                                        args[0] == "bench-timing" || args[0] == "merge" || args[0] == "setup-dirs" ||
-                                       args[0] == "compare" || args[0] == "report");
+                                       args[0] == "compare" || args[0] == "report" || args[0] == "models");
   if (!named) args.insert(args.begin(), "run");
   std::reverse(args.begin(), args.end());  // CLI11 takes the vector back to front
   try {
     app.parse(args);
   } catch (const CLI::CallForHelp&) {
     command.kind = Command::Kind::help;
-    for (CLI::App* sub : {generate, dataset, trace, bench, merge, setup_dirs, compare, report, run}) {
+    for (CLI::App* sub : {generate, dataset, trace, bench, merge, setup_dirs, compare, report, models, run}) {
       if (sub->parsed() || sub == run) {
         command.help_text = sub->help();
         break;
@@ -430,6 +439,11 @@ Command parse_command_line(int argc, const char* const* argv) {
       throw UsageError{"--dtype is only supported for the opinfo and facto suites"};
     }
     command.kind = Command::Kind::setup_dirs;
+    return command;
+  }
+  if (models->parsed()) {
+    validate_models_options(command.models);
+    command.kind = Command::Kind::models;
     return command;
   }
   validate(command.run);

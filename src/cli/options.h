@@ -6,7 +6,19 @@
 #include <string>
 #include <vector>
 
+#include "cli/models_command.h"
+
+namespace CLI {
+class App;
+class Option;
+class Validator;
+}  // namespace CLI
+
 namespace backendbench::cli {
+
+// Pieces of the flag definitions that subcommands share (models_command.cpp).
+CLI::Option* add_log_level(CLI::App& cmd, std::string& level);
+extern const CLI::Validator kCount1;  // a whole number >= 1 (1e3 and 1000.0 read as 1000)
 
 struct RunOptions {
   std::string suite = "smoke";
@@ -131,10 +143,11 @@ struct ReportOptions {
 };
 
 struct Command {
-  enum class Kind { run, generate, dataset, trace, bench_timing, merge, setup_dirs, compare, report, help } kind = Kind::run;
+  enum class Kind { run, generate, dataset, trace, bench_timing, merge, setup_dirs, compare, report, models, help } kind = Kind::run;
   CompareOptions compare;
   ReportOptions report;
   SetupDirsOptions setup_dirs;
+  ModelsOptions models;
   BenchTimingOptions bench_timing;
   RunOptions run;
   GenerateOptions generate;
