@@ -5,6 +5,7 @@
 
 #include "cli/bench_timing_command.h"
 #include "cli/dataset_command.h"
+#include "cli/generate_command.h"
 #include "cli/merge_command.h"
 #include "cli/options.h"
 #include "cli/run_command.h"
@@ -22,8 +23,11 @@ int main(int argc, char** argv) {
         std::cout << command.help_text;
         return 0;
       case Command::Kind::generate:
-        throw UsageError{"generate is not available yet in this build"};
+        return generate_command(command.generate, command.command_line);
       case Command::Kind::run:
+        if (const std::string& b = command.run.backend; b == "llm" || b == "llm-relay" || b == "kernel_agent") {
+          return llm_run_command(command.run, command.command_line);
+        }
         return run_command(command.run, command.command_line);
       case Command::Kind::dataset:
         return dataset_command(command.dataset);
