@@ -26,8 +26,8 @@ std::string speedup_text(const std::optional<double>& speedup) { return speedup 
 
 std::string strategy_text(const GenerationSettings& s) {
   if (s.strategy == Strategy::kernel_agent) {
-    return "kernel_agent (" + std::to_string(s.workers) + " workers x up to " + std::to_string(s.max_rounds) +
-           " rounds)";
+    return "kernel_agent (" + std::to_string(s.workers) + (s.workers == 1 ? " worker" : " workers") + " x up to " +
+           std::to_string(s.max_rounds) + (s.max_rounds == 1 ? " round)" : " rounds)");
   }
   return "attempts (up to " + std::to_string(s.max_attempts) + ")";
 }
