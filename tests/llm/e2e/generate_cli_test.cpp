@@ -5,19 +5,14 @@
 // failures recorded as attempts, and no API key anywhere it should not be.
 #include <algorithm>
 
-#include "e2e/cli_harness.h"
-#include "llm/fake_server.h"
+#include "llm/e2e/llm_cli.h"
 
 namespace backendbench::e2e {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-using testing::FakeLlmServer;
 using testing::kernel_answer;
-
-// A recognizable fake key, to look for everywhere afterwards.
-const std::string kFakeKey = "sk-ant-FAKE-KEY-e2e-7c1d9a3b5f";
 
 // relu for every dtype of the smoke suite, from its own loop (no ATen compute).
 const std::string kGoodRelu = R"(#include <backendbench/kernel.h>
@@ -45,23 +40,13 @@ BACKENDBENCH_KERNEL(relu_kernel_impl)
 )";
 
 // Right for every dtype but float64, where negatives pass through.
-const std::string kWrongForDoubles = R"(#include <backendbench/kernel.h>
-
-at::Tensor relu_kernel_impl(const at::Tensor& self) {
-  const at::Tensor in = self.contiguous();
-  at::Tensor out = at::empty(in.sizes(), in.options());
-  AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, in.scalar_type(), "relu_kernel_impl", [&] {
-    const scalar_t* x = in.data_ptr<scalar_t>();
-    scalar_t* y = out.data_ptr<scalar_t>();
-    const scalar_t zero(0);
-    constexpr bool keep_negatives = std::is_same_v<scalar_t, double>;
-    for (int64_t i = 0; i < in.numel(); ++i) y[i] = (x[i] < zero && !keep_negatives) ? zero : x[i];
-  });
-  return out;
-}
-
-BACKENDBENCH_KERNEL(relu_kernel_impl)
-)";
+const std::string kWrongForDoubles = [] {
+  std::string kernel = kGoodRelu;
+  const std::string right = "y[i] = x[i] < zero ? zero : x[i];";
+  kernel.replace(kernel.find(right), right.size(),
+                 "y[i] = (x[i] < zero && !std::is_same_v<scalar_t, double>) ? zero : x[i];");
+  return kernel;
+}();
 
 // Calls the operator it replaces.
 const std::string kCheating = R"(#include <backendbench/kernel.h>
@@ -70,43 +55,6 @@ at::Tensor relu_kernel_impl(const at::Tensor& self) { return at::relu(self); }
 
 BACKENDBENCH_KERNEL(relu_kernel_impl)
 )";
-
-class LlmCli : public KernelCliTest {
- protected:
-  // The fake server answers relu's prompts with `relu_responses` in turn; its
-  // files (which hold the key it was sent) live beside the test's folder.
-  FakeLlmServer& serve(const json& relu_responses) {
-    server_.emplace(json{{"rules", {{{"match", "aten::relu"}, {"responses", testing::as_list(relu_responses)}}}}},
-                    server_dir());
-    return *server_;
-  }
-  void TearDown() override {
-    server_.reset();
-    backendbench::testing::remove_tree(server_dir());
-    KernelCliTest::TearDown();
-  }
-  fs::path server_dir() const { return dir_.parent_path() / (dir_.filename().string() + "_server"); }
-
-  // Runs the binary with the fake key and the fake server as Anthropic's API.
-  Outcome run_llm(const std::string& args) {
-    return run_under("env ANTHROPIC_API_KEY=" + kFakeKey + " ANTHROPIC_BASE_URL=" + server_->url(), args);
-  }
-
-  std::string read(const std::string& relative) { return read_file(dir_ / relative); }
-
-  // Every file under the test's folder (the server's log is outside it) that contains `text`.
-  std::vector<std::string> files_containing(const std::string& text) {
-    std::vector<std::string> found;
-    for (const auto& entry : fs::recursive_directory_iterator(dir_)) {
-      if (entry.is_regular_file() && read_file(entry.path()).find(text) != std::string::npos) {
-        found.push_back(entry.path().string());
-      }
-    }
-    return found;
-  }
-
-  std::optional<FakeLlmServer> server_;
-};
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
@@ -270,6 +218,7 @@ TEST_F(LlmCli, UsageErrorsNameWhatIsMissing) {
       {"generate --backend llm-relay --llm-base-url http://x/v1 --llm-model m", "--llm-base-url is for"},
       {"generate --dsl rust", "--dsl"},
       {"generate --dsl triton --device cpu", "cannot evaluate yet"},
+      {"generate --dsl cuda --device cpu", "--dsl cuda writes CUDA kernels"},
       {"generate --max-attempts 0", "--max-attempts"},
       {"generate --llm-price cheap", "--llm-price"},
       {"generate --dsl cpp --device cpu --ops no_such_operator", "matches --ops no_such_operator"},
