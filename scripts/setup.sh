@@ -2,11 +2,12 @@
 # Installs what is missing, then configures and builds backendbench into build/.
 # Safe to run again: every step checks first and the build is incremental.
 #   BUILD_DIR=...   build folder (default: build)
-#   BUILD_TYPE=...  CMake build type (default: RelWithDebInfo)
+#   BUILD_TYPE=...  CMake build type (default: Release)
+#   BACKENDBENCH_WERROR=ON  warnings are errors (CI sets it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
-BUILD_TYPE=${BUILD_TYPE:-RelWithDebInfo}
+BUILD_TYPE=${BUILD_TYPE:-Release}
 PYTHON=${PYTHON:-python3}
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -41,7 +42,10 @@ fi
 # 3. Configure (once, and again after installing packages so CMake finds them) and build.
 TORCH_PREFIX=$("$PYTHON" -c 'import torch; print(torch.utils.cmake_prefix_path)')
 if [ ! -f "$BUILD_DIR/build.ninja" ] || [ ${#missing[@]} -gt 0 ]; then
-  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="$BUILD_TYPE" \
+  launcher=()
+  command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="$BUILD_TYPE" "${launcher[@]}" \
+    -DBACKENDBENCH_WERROR="${BACKENDBENCH_WERROR:-OFF}" \
     -DCMAKE_PREFIX_PATH="$TORCH_PREFIX" -DPython3_EXECUTABLE="$(command -v "$PYTHON")"
 fi
 cmake --build "$BUILD_DIR" -j "$(nproc)"

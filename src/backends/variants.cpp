@@ -107,12 +107,21 @@ ResolvedKernel resolve_kernel(Backend& backend, const c10::OperatorHandle& op) {
   const auto& schema = op.schema();
   const size_t num_args = schema.arguments().size();
   const std::string from = short_name(base->operator_name());
-  if (is_inplace(schema)) return {inplace_kernel(std::move(functional), num_args), from};
-  std::vector<size_t> outs;
-  for (size_t i = 0; i < num_args; ++i) {
-    if (is_out_argument(schema.arguments()[i])) outs.push_back(i);
+  const KernelLanguage language = functional.language;
+  std::filesystem::path source = functional.source;
+  Kernel derived;
+  if (is_inplace(schema)) {
+    derived = inplace_kernel(std::move(functional), num_args);
+  } else {
+    std::vector<size_t> outs;
+    for (size_t i = 0; i < num_args; ++i) {
+      if (is_out_argument(schema.arguments()[i])) outs.push_back(i);
+    }
+    derived = out_kernel(std::move(functional), std::move(outs), num_args);
   }
-  return {out_kernel(std::move(functional), std::move(outs), num_args), from};
+  derived.language = language;  // the derived kernel is the functional one's code
+  derived.source = std::move(source);
+  return {std::move(derived), from};
 }
 
 }  // namespace backendbench::backends

@@ -13,12 +13,14 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/aten.h"
-#include "cli/common.h"
 #include "inputs/materialize.h"
 #include "ops/resolve.h"
 #include "report/result_json.h"
 #include "runner/evaluate.h"
 #include "runner/prepare.h"
+#include "session/devices.h"
+#include "session/environment.h"
+#include "session/suites.h"
 #include "suite/suite.h"
 #include "timing/gpu_environment.h"
 #include "util/log.h"
@@ -212,13 +214,13 @@ double throttle_query_us(c10::Device device) {
 
 int bench_timing_command(const BenchTimingOptions& o) {
   log::set_level(*log::level_from_name(o.log_level));
-  const c10::Device device = choose_device(o.device);
+  const c10::Device device = session::choose_device(o.device);
   if (o.cuda_graphs && !device.is_cuda()) {
     throw UsageError{"--cuda-graphs needs a CUDA device (this run is on " + device.str() + ")"};
   }
   runner::RunOptions run{.device = device, .timing = timing_options(o)};
   const suite::Suite suite =
-      spread_inputs(suite::torchbench_suite(o.data.empty() ? shipped_dataset() : o.data, {}), o.inputs);
+      spread_inputs(suite::torchbench_suite(o.data.empty() ? session::shipped_dataset() : o.data, {}), o.inputs);
   if (o.profile_input) return profile_input(suite, o, run);
 
   backends::AtenBackend aten;
@@ -227,7 +229,7 @@ int bench_timing_command(const BenchTimingOptions& o) {
   const auto cache_dir = std::filesystem::temp_directory_path() /
                          ("backendbench_bench_cache_" + std::to_string(::getpid()));
   std::unique_ptr<util::BaselineCache> cache;
-  run.baseline = baseline_store(device, cache_dir, cache);
+  run.baseline = session::baseline_store(device, cache_dir, cache);
   const Json settings = settings_json(run.timing);
   std::printf("bench-timing: ATen against itself on %s, launch floor %.2f us, NVML throttle query %.1f us, "
               "baseline cache %s\nsettings: %s\n\n",

@@ -1,55 +1,24 @@
+// What the subcommands share: the device a command runs on, and how a run's
+// scores and folder are shown.
 #pragma once
 
+#include <filesystem>
+#include <optional>
 #include <string>
 
-#include <filesystem>
-#include <memory>
-#include <optional>
-
-#include <c10/core/Device.h>
-
 #include "report/run_folder.h"
-#include "runner/evaluate.h"
-#include "suite/suite.h"
-#include "util/baseline_cache.h"
+#include "report/scores.h"
 
 namespace backendbench::cli {
 
-// Shared by the subcommands.
+// The three score lines on stdout, as BackendBench prints them.
+void print_scores(const report::Scores& scores);
 
-// "" -> cuda:0 when CUDA is available, else cpu; "cuda" without CUDA is a UsageError.
-c10::Device choose_device(const std::string& requested);
+// "Results saved to directory: ..." for a run folder that was written.
+void print_folder(const std::filesystem::path& dir);
 
-// The dataset the project ships: $BACKENDBENCH_DATA_DIR/torchbench/dataset.json,
-// the source tree's data/ by default. A UsageError when it is missing.
-std::string shipped_dataset();
-
-// Which suite and which of its operators and inputs, as --suite, --ops, --data,
-// --topn-inputs and --check-overhead-dominated-ops say.
-struct SuiteRequest {
-  std::string suite;
-  std::string ops;   // comma-separated filters
-  std::string data;  // torchbench: a trace file or folder, a dataset, a URL, "remote"; "" = the shipped dataset
-  std::optional<size_t> topn_inputs;
-  bool overhead_dominated_only = false;
-};
-
-// Loads the suite (smoke or torchbench; others are a UsageError).
-suite::Suite load_suite(const SuiteRequest& request, c10::Device device);
-
-// "2.13.0": the torch this binary was built against.
-std::string torch_version();
-
-// The baseline store for a run on `device`: the cache in `dir` (opened here
-// and kept in `cache`) keyed by the GPU and driver NVML reports and this torch.
-runner::BaselineStore baseline_store(c10::Device device, const std::filesystem::path& dir,
-                                     std::unique_ptr<util::BaselineCache>& cache);
-
-// "backendbench_output_<YYYYmmdd_HHMMSS>": where a run writes when --log-dir is not given.
-std::string default_log_dir();
-
-// What `run` and `merge` finish with: the three score lines on stdout, then
-// (unless `log_dir` is nullopt) the run folder, and where it went.
+// What `merge` finishes with: the scores, then (unless `log_dir` is nullopt;
+// "" is backendbench_output_<timestamp>) the run folder, and where it went.
 void report_run(const report::RunResults& results, const report::RunInfo& info, double p,
                 const std::optional<std::string>& log_dir);
 

@@ -2,17 +2,17 @@
 
 #include <iostream>
 
-#include "cli/common.h"
 #include "data/dataset_write.h"
 #include "data/select.h"
 #include "dataset/builder.h"
+#include "session/devices.h"
 #include "util/log.h"
 
 namespace backendbench::cli {
 
 int dataset_command(const DatasetOptions& o) {
   log::set_level(*log::level_from_name(o.log_level));
-  const c10::Device device = choose_device(o.device);
+  const c10::Device device = session::choose_device(o.device);
   data::LoadedInputs loaded = data::load_traces(o.data);
   for (const auto& d : loaded.diagnostics) BB_LOG(warning) << d.where.describe() << ": " << d.message;
   const auto filters = data::split_op_filters(o.ops);

@@ -11,11 +11,12 @@
 #include "cli/run_command.h"
 #include "cli/setup_dirs_command.h"
 #include "cli/trace_command.h"
-#include "cli/worker_command.h"
+#include "session/session.h"
+#include "session/worker.h"
 
 int main(int argc, char** argv) {
   using namespace backendbench::cli;
-  if (argc == 2 && std::string_view(argv[1]) == "__worker") return worker_command();
+  if (argc == 2 && std::string_view(argv[1]) == "__worker") return backendbench::session::serve_as_worker();
   try {
     const Command command = parse_command_line(argc, argv);
     switch (command.kind) {
@@ -25,9 +26,7 @@ int main(int argc, char** argv) {
       case Command::Kind::generate:
         return generate_command(command.generate, command.command_line);
       case Command::Kind::run:
-        if (const std::string& b = command.run.backend; b == "llm" || b == "llm-relay" || b == "kernel_agent") {
-          return llm_run_command(command.run, command.command_line);
-        }
+        if (is_llm_backend(command.run.backend)) return llm_run_command(command.run, command.command_line);
         return run_command(command.run, command.command_line);
       case Command::Kind::dataset:
         return dataset_command(command.dataset);
@@ -42,6 +41,9 @@ int main(int argc, char** argv) {
     }
   } catch (const UsageError& e) {
     std::cerr << "backendbench: error: " << e.message << "\nRun 'backendbench --help' for the options.\n";
+    return 2;
+  } catch (const backendbench::session::RequestError& e) {
+    std::cerr << "backendbench: error: " << e.what() << "\nRun 'backendbench --help' for the options.\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "backendbench: fatal: " << e.what() << "\n";

@@ -1,14 +1,16 @@
 #include "cli/options.h"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
 #include <CLI/CLI.hpp>
 
+#include "backends/backend.h"
+#include "cli/generate_command.h"
 #include "llm/dsl.h"
 #include "llm/pricing.h"
 #include "suite/shard.h"
+#include "suite/suite.h"
 #include "util/log.h"
 
 namespace backendbench::cli {
@@ -24,9 +26,8 @@ const auto kPositive = CLI::Validator(
     },
     "POSITIVE");
 
-const std::vector<std::string> kSuites{"smoke", "opinfo", "torchbench", "facto"};
-const std::vector<std::string> kBackends{"aten", "flag_gems", "directory", "pregenerated",
-                                         "llm", "llm-relay", "kernel_agent"};
+const std::vector<std::string> kSuites(suite::suite_names().begin(), suite::suite_names().end());
+const std::vector<std::string> kBackends(backends::backend_names().begin(), backends::backend_names().end());
 
 CLI::Option* add_log_level(CLI::App& cmd, std::string& level) {
   return cmd.add_option("--log-level", level, "DEBUG, INFO, WARNING, ERROR or CRITICAL (default: $LOG_LEVEL or INFO)")
@@ -35,7 +36,14 @@ CLI::Option* add_log_level(CLI::App& cmd, std::string& level) {
       });
 }
 
-const std::vector<std::string> kLlmBackends{"llm", "llm-relay", "kernel_agent"};
+// The backends whose kernels an LLM writes: generate's --backend.
+const std::vector<std::string> kLlmBackends = [] {
+  std::vector<std::string> names;
+  for (const auto name : backends::backend_names()) {
+    if (is_llm_backend(std::string(name))) names.emplace_back(name);
+  }
+  return names;
+}();
 
 void add_llm_options(CLI::App& cmd, LlmOptions& o, const std::string& attempts_flags) {
   cmd.add_option(attempts_flags, o.max_attempts, "llm, llm-relay: attempts per operator, each given the last "
@@ -384,7 +392,7 @@ Command parse_command_line(int argc, const char* const* argv) {
     return command;
   }
   validate(command.run);
-  if (std::ranges::find(kLlmBackends, command.run.backend) != kLlmBackends.end()) {
+  if (is_llm_backend(command.run.backend)) {
     command.run.llm.backend = command.run.backend;
     validate(command.run.llm, *run);
   }

@@ -3,9 +3,11 @@
 #include <iostream>
 #include <variant>
 
-#include "cli/common.h"
+#include "data/select.h"
 #include "kernels/scaffold.h"
 #include "ops/resolve.h"
+#include "session/devices.h"
+#include "session/suites.h"
 #include "util/log.h"
 
 namespace backendbench::cli {
@@ -21,7 +23,9 @@ std::string joined(const std::vector<std::string>& names) {
 
 int setup_dirs_command(const SetupDirsOptions& o) {
   log::set_level(*log::level_from_name(o.log_level));
-  const suite::Suite suite = load_suite({.suite = o.suite, .ops = o.ops, .data = o.data}, choose_device(""));
+  const suite::Suite suite = session::load_suite(
+      {.kind = *suite::parse_suite_kind(o.suite), .op_filters = data::split_op_filters(o.ops), .data = o.data},
+      session::choose_device(""));
   for (const auto& d : suite.diagnostics) BB_LOG(warning) << d.where.describe() << ": " << d.message;
   const std::string extension = o.language == "cuda" ? ".cu" : ".cpp";
 

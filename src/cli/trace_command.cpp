@@ -2,10 +2,10 @@
 
 #include <iostream>
 
-#include "cli/common.h"
 #include "inputs/materialize.h"
 #include "ops/resolve.h"
 #include "runner/prepare.h"
+#include "session/devices.h"
 #include "trace/tracer.h"
 #include "util/log.h"
 
@@ -13,7 +13,7 @@ namespace backendbench::cli {
 
 int trace_command(const TraceOptions& o) {
   log::set_level(*log::level_from_name(o.log_level));
-  const c10::Device device = choose_device(o.device);
+  const c10::Device device = session::choose_device(o.device);
   const data::LoadedInputs loaded = data::load_inputs(o.data);
   for (const auto& d : loaded.diagnostics) BB_LOG(warning) << d.where.describe() << ": " << d.message;
 

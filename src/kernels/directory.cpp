@@ -156,8 +156,10 @@ LoadedKernel load_compiled(const c10::OperatorHandle& op, const fs::path& source
     return loaded;
   }
   auto kernel = std::make_shared<c10::KernelFunction>(entry->boxed_kernel());
-  const c10::DispatchKeySet keys(source.extension() == ".cu" ? c10::DispatchKey::CUDA : c10::DispatchKey::CPU);
-  loaded.kernel = [op, kernel, keys](torch::jit::Stack& stack) { kernel->callBoxed(op, keys, &stack); };
+  const bool cuda = source.extension() == ".cu";
+  const c10::DispatchKeySet keys(cuda ? c10::DispatchKey::CUDA : c10::DispatchKey::CPU);
+  loaded.kernel = backends::Kernel([op, kernel, keys](torch::jit::Stack& stack) { kernel->callBoxed(op, keys, &stack); },
+                                   cuda ? backends::KernelLanguage::cuda : backends::KernelLanguage::cpp, source);
   return loaded;
 }
 

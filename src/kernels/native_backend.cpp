@@ -18,7 +18,10 @@ backends::Kernel NativeKernelBackend::kernel_for(const c10::OperatorHandle& op) 
   } else if (!found.error.empty()) {
     BB_LOG(warning) << name() << " backend: " << found.error;
     failures_[folder] = found.error;
-    kernel = [message = found.error](torch::jit::Stack&) { throw std::runtime_error(message); };
+    kernel = backends::Kernel([message = found.error](torch::jit::Stack&) { throw std::runtime_error(message); },
+                              found.source.extension() == ".cu" ? backends::KernelLanguage::cuda
+                                                                : backends::KernelLanguage::cpp,
+                              found.source);
   }
   loaded_[folder] = kernel;
   return kernel;

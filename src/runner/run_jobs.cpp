@@ -24,7 +24,12 @@ report::Progress::Status status_of(const TestOutcome& o) {
 
 }  // namespace
 
-report::RunResults run_jobs(const std::vector<TestJob>& jobs, Journal* journal, const Execute& execute) {
+void ProgressLine::on_finished(const TestJob&, const TestOutcome& outcome) {
+  if (progress_) progress_->record(status_of(outcome));
+}
+
+report::RunResults run_jobs(const std::vector<TestJob>& jobs, Journal* journal, const Execute& execute,
+                            std::span<RunObserver* const> observers) {
   std::vector<TestOutcome> outcomes(jobs.size());
   std::vector<bool> finished(jobs.size(), false);
   std::vector<size_t> todo;
@@ -40,16 +45,15 @@ report::RunResults run_jobs(const std::vector<TestJob>& jobs, Journal* journal, 
     BB_LOG(info) << "resuming: " << jobs.size() - todo.size() << " of " << jobs.size() << " tests finished earlier ("
                  << journal->file().string() << ")";
   }
-  {
-    report::Progress progress(jobs.size(), jobs.size() - todo.size());
-    execute(jobs, todo, [&](size_t index, const TestOutcome& outcome) {
-      if (finished.at(index)) throw std::logic_error("test " + std::to_string(index) + " finished twice");
-      finished[index] = true;
-      outcomes[index] = outcome;
-      if (journal) journal->append(jobs[index], outcome);
-      progress.record(status_of(outcome));
-    });
-  }
+  for (RunObserver* o : observers) o->on_start(jobs.size(), jobs.size() - todo.size());
+  execute(jobs, todo, [&](size_t index, const TestOutcome& outcome) {
+    if (finished.at(index)) throw std::logic_error("test " + std::to_string(index) + " finished twice");
+    finished[index] = true;
+    outcomes[index] = outcome;
+    if (journal) journal->append(jobs[index], outcome);
+    for (RunObserver* o : observers) o->on_finished(jobs[index], outcome);
+  });
+  for (RunObserver* o : observers) o->on_end();
   for (size_t i = 0; i < jobs.size(); ++i) {
     if (!finished[i]) throw std::logic_error("test " + std::to_string(i) + " never finished");
   }

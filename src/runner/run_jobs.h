@@ -4,12 +4,14 @@
 #pragma once
 
 #include <functional>
+#include <span>
 #include <vector>
 
 #include "backends/backend.h"
 #include "report/results.h"
 #include "runner/evaluate.h"
 #include "runner/journal.h"
+#include "runner/observer.h"
 #include "runner/test_job.h"
 
 namespace backendbench::runner {
@@ -18,8 +20,10 @@ namespace backendbench::runner {
 using Execute = std::function<void(const std::vector<TestJob>& jobs, const std::vector<size_t>& todo,
                                    const OnFinished& on_finished)>;
 
-// `journal` may be null (no log folder).
-report::RunResults run_jobs(const std::vector<TestJob>& jobs, Journal* journal, const Execute& execute);
+// `journal` may be null (no log folder); every outcome is journaled before
+// `observers` hear of it.
+report::RunResults run_jobs(const std::vector<TestJob>& jobs, Journal* journal, const Execute& execute,
+                            std::span<RunObserver* const> observers = {});
 
 // Runs the jobs one after another in this process.
 Execute in_process(backends::Backend& backend, const RunOptions& options, double launch_floor_ms);

@@ -3,17 +3,35 @@
 // and from traces or datasets (torchbench) run through the same path.
 #pragma once
 
+#include <filesystem>
+#include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <c10/core/Device.h>
-
-#include <filesystem>
 
 #include "data/inputs.h"
 #include "data/select.h"
 
 namespace backendbench::suite {
+
+// BackendBench's suites, by its names: smoke, opinfo, torchbench, facto.
+enum class SuiteKind { smoke, opinfo, torchbench, facto };
+std::string_view to_string(SuiteKind kind);
+std::optional<SuiteKind> parse_suite_kind(std::string_view name);
+std::span<const std::string_view> suite_names();  // in the order above
+
+// Which suite, and which of its operators and inputs (--suite, --ops, --data,
+// --topn-inputs, --check-overhead-dominated-ops).
+struct SuiteSpec {
+  SuiteKind kind = SuiteKind::smoke;
+  std::vector<std::string> op_filters;  // an operator runs when any is a substring of its name
+  std::string data;  // torchbench: a trace file or folder, a dataset, a URL, "remote"; "" = the shipped dataset
+  std::optional<size_t> topn_inputs;
+  bool overhead_dominated_only = false;
+};
 
 struct OperatorTests {
   std::string op_name;  // as the suite names it, e.g. "aten.relu.default"

@@ -155,8 +155,10 @@ bool use_kernel_mode(Sampler& sampler, const Fn& fn, const TimingOptions& o, std
   return true;
 }
 
+// A target of 0 never converges: the budget or max_samples ends the timing
+// (a call too short for the clock gives identical samples, an interval of 0).
 bool converged(const std::vector<double>& samples, const TimingOptions& o) {
-  if (samples.size() < o.min_samples) return false;
+  if (samples.size() < o.min_samples || o.target_relative_ci <= 0) return false;
   return summarize(samples).relative_ci_width() <= o.target_relative_ci;
 }
 

@@ -24,6 +24,8 @@ std::optional<Level> level_from_name(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view level_name(Level level) { return kNames[static_cast<size_t>(level)]; }
+
 void set_level(Level level) { g_level = level; }
 Level level() { return g_level; }
 bool enabled(Level level) { return level >= g_level.load(); }

@@ -12,6 +12,7 @@ enum class Level { debug = 0, info = 1, warning = 2, error = 3, critical = 4 };
 
 // DEBUG, INFO, WARNING, ERROR, CRITICAL (case-insensitive), as BackendBench's --log-level.
 std::optional<Level> level_from_name(std::string_view name);
+std::string_view level_name(Level level);  // "INFO"
 void set_level(Level level);
 Level level();
 bool enabled(Level level);

@@ -9,9 +9,9 @@ using Json = nlohmann::ordered_json;
 Json to_json(const WorkerConfig& c) {
   const auto& t = c.timing;
   return {{"type", "config"},
-          {"backend", c.backend},
-          {"ops_directory", c.ops_directory},
-          {"kernels_dir", c.kernels_dir},
+          {"backend", backends::to_string(c.backend.kind)},
+          {"ops_directory", c.backend.ops_directory.string()},
+          {"kernels_dir", c.backend.kernels_dir.string()},
           {"device", c.device},
           {"seed", c.seed},
           {"atol", c.tolerance.atol},
@@ -45,9 +45,12 @@ timing::L2FlushMethod flush_method_of(const std::string& name) {
 
 WorkerConfig config_from_json(const Json& j) {
   WorkerConfig c;
-  c.backend = j.at("backend").get<std::string>();
-  c.ops_directory = j.at("ops_directory").get<std::string>();
-  c.kernels_dir = j.at("kernels_dir").get<std::string>();
+  const auto backend = j.at("backend").get<std::string>();
+  const auto kind = backends::parse_backend_kind(backend);
+  if (!kind) throw std::invalid_argument("worker configuration: unknown backend '" + backend + "'");
+  c.backend = {.kind = *kind,
+               .ops_directory = j.at("ops_directory").get<std::string>(),
+               .kernels_dir = j.at("kernels_dir").get<std::string>()};
   c.device = j.at("device").get<std::string>();
   c.seed = j.at("seed").get<uint64_t>();
   c.tolerance = {.atol = j.at("atol").get<double>(), .rtol = j.at("rtol").get<double>()};

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "backends/backend.h"
 #include "check/compare.h"
 #include "timing/timer.h"
 
@@ -19,9 +20,7 @@ namespace backendbench::workers {
 
 // Everything a worker needs to evaluate tests as the run would.
 struct WorkerConfig {
-  std::string backend = "aten";
-  std::string ops_directory;
-  std::string kernels_dir;
+  backends::BackendSpec backend;
   std::string device = "cpu";  // this worker's device: "cpu", "cuda:1"
   uint64_t seed = 0;
   check::Tolerance tolerance;

@@ -103,10 +103,5 @@ TEST_F(KernelDirectory, ExamplesPassAndBrokenKernelsFailWithTheirReason) {
   EXPECT_EQ(backend.failures().size(), 3u);
 }
 
-TEST(DirectoryBackendRegistry, MadeByNameAndRefusesAMissingFolder) {
-  EXPECT_EQ(backends::make_backend("directory", kExamples.string())->name(), "directory");
-  EXPECT_THROW(backends::make_backend("directory", "/no/such/folder"), std::invalid_argument);
-}
-
 }  // namespace
 }  // namespace backendbench::kernels

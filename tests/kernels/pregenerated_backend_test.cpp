@@ -106,16 +106,5 @@ TEST_F(PregeneratedKernels, AFolderWhoseAttemptsAllFailNamesEachAttempt) {
   EXPECT_TRUE(contains(why, "relu_attempt_1.cpp did not compile"));
 }
 
-TEST(PregeneratedRegistry, MadeByNameAndNeedsAKernelsFolder) {
-  EXPECT_EQ(backends::make_backend("pregenerated", "", kExamples.string())->name(), "pregenerated");
-  EXPECT_THROW(backends::make_backend("pregenerated", "", "/no/such/folder"), std::invalid_argument);
-  try {
-    backends::make_backend("pregenerated");
-    ADD_FAILURE() << "no --kernels-dir accepted";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_TRUE(contains(e.what(), "--kernels-dir"));
-  }
-}
-
 }  // namespace
 }  // namespace backendbench::kernels

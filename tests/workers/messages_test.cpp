@@ -7,7 +7,8 @@ namespace backendbench::workers {
 namespace {
 
 TEST(WorkerConfig, EveryFieldRoundTripsThroughJson) {
-  WorkerConfig c{.backend = "directory", .ops_directory = "k", .kernels_dir = "r", .device = "cuda:1", .seed = 7,
+  WorkerConfig c{.backend = {.kind = backends::BackendKind::pregenerated, .ops_directory = "k", .kernels_dir = "r"},
+                 .device = "cuda:1", .seed = 7,
                  .tolerance = {.atol = 0.5, .rtol = 0.25}, .baseline_cache = false, .log_level = "DEBUG",
                  .memory_limit_mb = 512, .cpu_limit_s = 3.5};
   c.timing = {.warmup = 1, .min_samples = 2, .max_samples = 3, .batch = 4, .budget_ms = 5.5, .target_relative_ci = 0.01,
@@ -21,6 +22,8 @@ TEST(WorkerConfig, EveryFieldRoundTripsThroughJson) {
   EXPECT_EQ(back.timing.l2_flush_method, timing::L2FlushMethod::zero);  // not the default
   EXPECT_EQ(back.device, "cuda:1");
   EXPECT_EQ(back.cpu_limit_s, 3.5);
+  EXPECT_EQ(back.backend.kind, backends::BackendKind::pregenerated);
+  EXPECT_EQ(back.backend.kernels_dir, "r");
 }
 
 }  // namespace

@@ -223,6 +223,7 @@ TEST_F(LlmCli, UsageErrorsNameWhatIsMissing) {
       {"generate --llm-price cheap", "--llm-price"},
       {"generate --dsl cpp --device cpu --ops no_such_operator", "matches --ops no_such_operator"},
       {"generate --suite smoke --data x.json", "only supported for the torchbench suite"},
+      {"generate --dsl cpp --device cpu --num-workers 0", "inside the generating process"},
   };
   for (const auto& [args, expected] : cases) {
     const Outcome o = run_under("env -u ANTHROPIC_API_KEY -u ANTHROPIC_AUTH_TOKEN", args);

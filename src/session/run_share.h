@@ -9,19 +9,18 @@
 #include <c10/core/Device.h>
 #include <nlohmann/json.hpp>
 
-#include "cli/options.h"
 #include "mpi/mpi.h"
 #include "report/run_folder.h"
 #include "suite/shard.h"
 #include "suite/suite.h"
 
-namespace backendbench::cli {
+namespace backendbench::session {
 
 class RunShare {
  public:
   // Joins MPI when a launcher started this process; ranks other than 0 log
-  // warnings and errors only. Throws UsageError for --shard under a launcher.
-  explicit RunShare(const RunOptions& options);
+  // warnings and errors only. Throws RequestError for a shard under a launcher.
+  explicit RunShare(std::optional<suite::Shard> shard);
 
   // The device to run on. Under MPI, "" and "cuda" pick a GPU of this host by
   // the rank's place on it, and CPU runs split the host's cores between ranks.
@@ -50,4 +49,4 @@ class RunShare {
   mpi::World* world_ = nullptr;
 };
 
-}  // namespace backendbench::cli
+}  // namespace backendbench::session

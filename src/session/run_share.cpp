@@ -1,4 +1,4 @@
-#include "cli/run_share.h"
+#include "session/run_share.h"
 
 #include <algorithm>
 #include <thread>
@@ -6,19 +6,19 @@
 #include <ATen/Context.h>
 #include <ATen/Parallel.h>
 
-#include "cli/common.h"
 #include "report/merge.h"
+#include "session/devices.h"
+#include "session/session.h"
 #include "util/log.h"
 
-namespace backendbench::cli {
+namespace backendbench::session {
 
-RunShare::RunShare(const RunOptions& o) {
-  if (!o.shard.empty()) shard_ = suite::parse_shard(o.shard);  // validated with the options
+RunShare::RunShare(std::optional<suite::Shard> shard) : shard_(std::move(shard)) {
   const auto launch = mpi::detect_launch();
   if (!launch) return;
   if (shard_) {
-    throw UsageError{"--shard " + o.shard + " cannot be combined with an MPI launch (" + launch->evidence +
-                     "): the ranks share the suite between themselves"};
+    throw RequestError("--shard " + shard_->describe() + " cannot be combined with an MPI launch (" +
+                       launch->evidence + "): the ranks share the suite between themselves");
   }
   world_ = &mpi::join(*launch);
   shard_ = suite::Shard{static_cast<size_t>(world_->rank()), static_cast<size_t>(world_->size())};
@@ -72,4 +72,4 @@ bool RunShare::gather(report::RunResults& results, report::RunInfo& info) const 
   return true;
 }
 
-}  // namespace backendbench::cli
+}  // namespace backendbench::session

@@ -1,4 +1,4 @@
-#include "cli/worker_command.h"
+#include "session/worker.h"
 
 #include <signal.h>
 #include <sys/prctl.h>
@@ -10,8 +10,9 @@
 #include <c10/core/DeviceGuard.h>
 
 #include "backends/backend.h"
-#include "cli/common.h"
 #include "runner/executor.h"
+#include "session/backends.h"
+#include "session/environment.h"
 #include "util/log.h"
 #include "workers/frames.h"
 #include "workers/limits.h"
@@ -19,9 +20,9 @@
 #include "workers/process.h"
 #include "workers/worker_loop.h"
 
-namespace backendbench::cli {
+namespace backendbench::session {
 
-int worker_command() {
+int serve_as_worker() {
   // A worker never outlives its run, even one killed with SIGKILL.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() == 1) return 0;
@@ -42,7 +43,7 @@ int worker_command() {
     run.seed = config.seed;
     run.tolerance = config.tolerance;
     run.timing = config.timing;
-    backend = backends::make_backend(config.backend, config.ops_directory, config.kernels_dir);
+    backend = make_backend(config.backend);
     if (config.baseline_cache) run.baseline = baseline_store(run.device, util::BaselineCache::default_dir(), cache);
     floor_ms = runner::measure_launch_floor(run.device, run.timing);
     workers::apply_limits(config.memory_limit_mb, config.cpu_limit_s);
@@ -54,4 +55,4 @@ int worker_command() {
   return workers::serve_jobs(fd, executor, run.device, floor_ms);
 }
 
-}  // namespace backendbench::cli
+}  // namespace backendbench::session

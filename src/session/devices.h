@@ -1,0 +1,28 @@
+// Choosing the devices of a run: the run's device, and the device of each worker process.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <c10/core/Device.h>
+
+namespace backendbench::session {
+
+// "" -> cuda:0 when CUDA is available, else cpu; "cuda" -> cuda:0. Throws
+// RequestError for a device that cannot be used here (cuda without CUDA, a
+// malformed name).
+c10::Device choose_device(const std::string& requested);
+
+// One device per worker process: `count` workers (default one per device)
+// dealt over `cuda_devices` (default every visible GPU; only `device` when
+// `pinned` or when it names an index) or over the CPU. Empty when count is 0
+// (the tests run in this process). Throws RequestError for a device index that
+// does not exist.
+std::vector<c10::Device> worker_devices(c10::Device device, std::optional<size_t> count,
+                                        const std::vector<int>& cuda_devices, bool pinned, bool device_named_index);
+
+// "cuda:0 x2, cuda:1": how many workers run on each device.
+std::string describe_devices(const std::vector<c10::Device>& devices);
+
+}  // namespace backendbench::session

@@ -1,0 +1,160 @@
+#include "session/session.h"
+
+#include <chrono>
+#include <ctime>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "ops/resolve.h"
+#include "runner/evaluate.h"
+#include "runner/journal.h"
+#include "runner/run_jobs.h"
+#include "session/backends.h"
+#include "session/devices.h"
+#include "session/environment.h"
+#include "session/run_share.h"
+#include "session/suites.h"
+#include "util/log.h"
+#include "workers/pool.h"
+
+namespace backendbench::session {
+namespace {
+
+std::string joined(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : ",") + p;
+  return out;
+}
+
+nlohmann::json environment(const RunRequest& r, const runner::RunOptions& run, const suite::Suite& s) {
+  return {
+      {"suite", s.name},
+      {"backend", backends::to_string(r.backend.kind)},
+      {"device", run.device.str()},
+      {"torch", torch_version()},
+      {"seed", run.seed},
+      {"atol", run.tolerance.atol},
+      {"rtol", run.tolerance.rtol},
+      {"excluded_inputs", s.excluded.size()},
+      {"gpu", gpu_description(run.device)},
+      {"load_diagnostics", s.diagnostics.size()},
+  };
+}
+
+// What a resumed run must share with the run it resumes.
+nlohmann::ordered_json journal_header(const RunRequest& r, const runner::RunOptions& run) {
+  const bool kernel_folder = r.backend.kind == backends::BackendKind::directory ||
+                             r.backend.kind == backends::BackendKind::pregenerated;
+  const auto& folder = r.backend.kind == backends::BackendKind::pregenerated ? r.backend.kernels_dir
+                                                                             : r.backend.ops_directory;
+  return {{"suite", suite::to_string(r.suite.kind)},
+          {"backend", backends::to_string(r.backend.kind)},
+          {"ops", joined(r.suite.op_filters)},
+          {"data", r.suite.data},
+          {"device", run.device.str()},
+          {"seed", run.seed},
+          {"ops_directory", kernel_folder ? folder.string() : ""},
+          {"shard", r.shard ? r.shard->describe() : ""}};
+}
+
+workers::PoolOptions pool_options(const RunRequest& r, const runner::RunOptions& run, const suite::Suite& suite,
+                                  const std::vector<c10::Device>& devices) {
+  workers::PoolOptions pool;
+  for (const auto& d : devices) pool.worker_devices.push_back(d.str());
+  pool.test_timeout_s = r.workers.test_timeout_s.value_or(suite.test_timeout_s);
+  pool.executable = r.workers.executable;
+  pool.config = {.backend = r.backend,
+                 .seed = run.seed,
+                 .tolerance = run.tolerance,
+                 .timing = run.timing,
+                 .baseline_cache = r.baseline_cache,
+                 .log_level = std::string(log::level_name(log::level())),
+                 .memory_limit_mb = r.workers.memory_limit_mb,
+                 .cpu_limit_s = r.workers.cpu_limit_s};
+  return pool;
+}
+
+}  // namespace
+
+std::filesystem::path default_log_dir() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm local{};
+  localtime_r(&now, &local);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d_%H%M%S", &local);
+  return std::string("backendbench_output_") + stamp;
+}
+
+RunOutcome run(const RunRequest& r, std::span<runner::RunObserver* const> observers) {
+  std::unique_ptr<backends::Backend> backend = make_backend(r.backend);
+  const RunShare share(r.shard);
+  runner::RunOptions run{.device = share.device(r.device), .seed = r.seed};
+  if (r.cuda_graphs && !run.device.is_cuda()) {
+    throw RequestError("--cuda-graphs needs a CUDA device (this run is on " + run.device.str() + ")");
+  }
+  run.timing.cuda_graphs = r.cuda_graphs;
+  const std::vector<c10::Device> devices = worker_devices(run.device, r.workers.count, r.workers.cuda_devices,
+                                                          share.one_device(), r.device.find(':') != std::string::npos);
+  suite::Suite suite = load_suite(r.suite, run.device);
+  RunOutcome outcome;
+  outcome.info = {.command = r.command_line, .environment = environment(r, run, suite)};  // of the whole suite
+  share.describe(outcome.info.environment);
+  share.select(suite);
+
+  for (const auto& d : suite.diagnostics) BB_LOG(warning) << d.where.describe() << ": " << d.message;
+  for (const auto& e : suite.excluded) {
+    BB_LOG(debug) << "excluded " << e.record.op_name << " " << e.record.args_text << ": " << e.reason;
+  }
+  BB_LOG(info) << "suite " << suite.name << ": " << suite.operators.size() << " operators, "
+               << suite.excluded.size() << " inputs excluded, on " << run.device.str();
+
+  const std::optional<std::filesystem::path> dir =
+      r.log_dir ? std::optional(r.log_dir->empty() ? default_log_dir() : *r.log_dir) : std::nullopt;
+  if (r.resume && !dir) throw RequestError("--resume needs --log-dir: the folder of the run to resume");
+  std::unique_ptr<runner::Journal> journal;
+  if (dir) {
+    try {
+      journal = std::make_unique<runner::Journal>(*dir / share.journal_name(), journal_header(r, run), r.resume);
+    } catch (const std::invalid_argument& e) {
+      throw RequestError(e.what());
+    }
+  }
+  runner::ProgressLine progress;
+  std::vector<runner::RunObserver*> watching{&progress};
+  watching.insert(watching.end(), observers.begin(), observers.end());
+  const std::vector<runner::TestJob> jobs = runner::make_jobs(suite);
+  if (devices.empty()) {
+    // In this process: the reference timings come from the cache and the floor is measured here.
+    std::unique_ptr<util::BaselineCache> cache;
+    if (r.baseline_cache) run.baseline = baseline_store(run.device, util::BaselineCache::default_dir(), cache);
+    const double floor_ms = runner::measure_launch_floor(run.device, run.timing);
+    outcome.results = runner::run_jobs(jobs, journal.get(), runner::in_process(*backend, run, floor_ms), watching);
+  } else {
+    backend->prepare();  // compiled kernels go to the cache, where every worker finds them
+    const workers::PoolOptions pool = pool_options(r, run, suite, devices);
+    BB_LOG(info) << devices.size() << " worker process(es) on " << describe_devices(devices);
+    outcome.results = runner::run_jobs(
+        jobs, journal.get(),
+        [&](const auto& all, const auto& todo, const auto& on_finished) {
+          workers::run_in_workers(all, todo, pool, on_finished);
+        },
+        watching);
+  }
+  for (const auto& e : suite.excluded) {
+    outcome.results.excluded.push_back(
+        {ops::parse_operator_name(e.record.op_name).short_name(), e.record.args_text, e.reason});
+  }
+  if (!share.gather(outcome.results, outcome.info)) {  // an MPI rank: rank 0 reports
+    outcome.reporting = false;
+    return outcome;
+  }
+  outcome.scores = report::compute_scores(report::summarize_operators(outcome.results), r.p);
+  if (dir) {
+    report::write_run_folder(*dir, outcome.results, outcome.info, r.p);
+    outcome.folder = *dir;
+  }
+  return outcome;
+}
+
+}  // namespace backendbench::session

@@ -1,0 +1,78 @@
+// The one engine entry point: a run of a suite on a backend, asked for by the
+// command line, by MPI ranks and by the Python module alike. It loads the
+// suite, makes the backend, runs every test (in this process or in worker
+// processes), journals and resumes, gathers MPI ranks, computes the scores
+// and writes the run folder. Callers only build the request and show the outcome.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+#include "report/results.h"
+#include "report/run_folder.h"
+#include "report/scores.h"
+#include "runner/observer.h"
+#include "suite/shard.h"
+#include "suite/suite.h"
+
+namespace backendbench::session {
+
+// A request that cannot be run as given. The message names the option, as the
+// command line spells it ("--device cuda: CUDA is not available"); the CLI
+// exits with 2 on it, the Python module raises ValueError.
+class RequestError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// Where the tests run: worker processes (isolation) or this process.
+struct WorkerSpec {
+  std::optional<size_t> count;        // 0: in this process; default: one per device
+  std::vector<int> cuda_devices;      // default: every visible GPU, or the one `device` names
+  std::optional<double> test_timeout_s;  // default: the suite's
+  size_t memory_limit_mb = 0;         // RLIMIT_AS beyond a worker's start-up; 0: none
+  double cpu_limit_s = 0;             // RLIMIT_CPU; 0: none
+  std::string executable;             // the worker binary; "": this executable
+};
+
+struct RunRequest {
+  suite::SuiteSpec suite;
+  backends::BackendSpec backend;
+  std::string device;  // "", "cpu", "cuda", "cuda:N"; "": cuda when available, else cpu
+  uint64_t seed = 0;   // mixed into every test's inputs
+  double p = 1.0;      // the perf@p threshold
+  // The run folder. nullopt: none is written; an empty path: backendbench_output_<timestamp>.
+  std::optional<std::filesystem::path> log_dir = std::filesystem::path();
+  bool resume = false;  // take finished tests from the folder's journal
+  bool baseline_cache = true;
+  bool cuda_graphs = false;
+  std::optional<suite::Shard> shard;
+  WorkerSpec workers;
+  std::string command_line;  // recorded in run_info.json
+};
+
+struct RunOutcome {
+  report::RunResults results;
+  report::RunInfo info;
+  report::Scores scores;
+  std::optional<std::filesystem::path> folder;  // where the run folder was written
+  // False on MPI ranks other than 0: their results went to rank 0, which reports them.
+  bool reporting = true;
+};
+
+// "backendbench_output_<YYYYmmdd_HHMMSS>": where a run writes when no folder is named.
+std::filesystem::path default_log_dir();
+
+// Runs the request. `observers` see every test as it finishes (besides the
+// journal and the progress line the session keeps itself). Throws RequestError
+// for a request that cannot run; failures of single tests are results, never
+// exceptions.
+RunOutcome run(const RunRequest& request, std::span<runner::RunObserver* const> observers = {});
+
+}  // namespace backendbench::session

@@ -1,0 +1,11 @@
+// The worker side of a run: a process started by the worker pool
+// (workers/pool.h) as `<binary> __worker`, which reads its configuration from
+// the socket, makes the backend and serves tests until the run closes it.
+#pragma once
+
+namespace backendbench::session {
+
+// The worker's whole life; returns its exit status.
+int serve_as_worker();
+
+}  // namespace backendbench::session

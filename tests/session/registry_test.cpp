@@ -1,0 +1,76 @@
+// The session's registries and device choice: typed kinds made from their
+// names, backends and suites made from kinds, and requests that cannot run
+// refused with a message naming the option.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include <ATen/Context.h>
+
+#include "session/backends.h"
+#include "session/devices.h"
+#include "session/session.h"
+#include "session/suites.h"
+
+namespace backendbench::session {
+namespace {
+
+const std::filesystem::path kExamples = std::filesystem::path(BACKENDBENCH_SOURCE_DIR) / "examples" / "kernels_cpu";
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TEST(Kinds, EveryNameParsesBackToItsKind) {
+  for (auto name : backends::backend_names()) {
+    const auto kind = backends::parse_backend_kind(name);
+    ASSERT_TRUE(kind) << name;
+    EXPECT_EQ(backends::to_string(*kind), name);
+  }
+  for (auto name : suite::suite_names()) {
+    const auto kind = suite::parse_suite_kind(name);
+    ASSERT_TRUE(kind) << name;
+    EXPECT_EQ(suite::to_string(*kind), name);
+  }
+  EXPECT_EQ(backends::parse_backend_kind("llm-relay"), backends::BackendKind::llm_relay);
+  EXPECT_FALSE(backends::parse_backend_kind("llm_relay"));
+  EXPECT_FALSE(suite::parse_suite_kind("Smoke"));
+}
+
+TEST(BackendRegistry, MakesKernelBackendsAndRefusesMissingFolders) {
+  using backends::BackendKind;
+  EXPECT_EQ(make_backend({.kind = BackendKind::aten})->name(), "aten");
+  EXPECT_EQ(make_backend({.kind = BackendKind::directory, .ops_directory = kExamples})->name(), "directory");
+  EXPECT_EQ(make_backend({.kind = BackendKind::pregenerated, .kernels_dir = kExamples})->name(), "pregenerated");
+  EXPECT_THROW(make_backend({.kind = BackendKind::directory, .ops_directory = "/no/such/folder"}), RequestError);
+  try {
+    make_backend({.kind = BackendKind::pregenerated});
+    ADD_FAILURE() << "no --kernels-dir accepted";
+  } catch (const RequestError& e) {
+    EXPECT_TRUE(contains(e.what(), "--kernels-dir")) << e.what();
+  }
+}
+
+TEST(SuiteRegistry, LoadsSmokeWithItsFilters) {
+  const c10::Device cpu(c10::kCPU);
+  EXPECT_EQ(load_suite({.kind = suite::SuiteKind::smoke}, cpu).operators.size(), 1u);
+  EXPECT_TRUE(load_suite({.kind = suite::SuiteKind::smoke, .op_filters = {"add"}}, cpu).operators.empty());
+}
+
+TEST(Devices, RefusesDevicesThatCannotBeUsedHere) {
+  EXPECT_EQ(choose_device("cpu"), c10::Device(c10::kCPU));
+  EXPECT_THROW(choose_device("tpu"), RequestError);
+  EXPECT_THROW(choose_device("cuda:x"), RequestError);
+  if (!at::hasCUDA()) {
+    EXPECT_THROW(choose_device("cuda"), RequestError);
+  }
+}
+
+TEST(Devices, WorkersAreDealtOverTheDevices) {
+  const c10::Device cpu(c10::kCPU);
+  EXPECT_TRUE(worker_devices(cpu, 0, {}, false, false).empty());
+  EXPECT_EQ(worker_devices(cpu, std::nullopt, {}, false, false).size(), 1u);
+  EXPECT_EQ(describe_devices(worker_devices(cpu, 3, {}, false, false)), "cpu x3");
+  EXPECT_THROW(worker_devices(cpu, 1, {0}, false, false), RequestError);
+}
+
+}  // namespace
+}  // namespace backendbench::session
