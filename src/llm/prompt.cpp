@@ -49,8 +49,9 @@ void write_interface(std::ostringstream& s, const OperatorTask& task, Dsl dsl) {
   if (is_python(dsl)) {
     s << "It is a Python module; the backend imports it and calls its function `" << task.function_name
       << "` in place of the operator, with the operator's arguments as PyTorch passes them to `"
-      << torch_ops_name(task) << "`: positional arguments in the schema's order and "
-      << "keyword-only arguments (after `*` in the schema) as keywords. Define\n\n"
+      << torch_ops_name(task) << "`: positional arguments in the schema's order, keyword-only arguments (after "
+      << "`*` in the schema) as keywords, and trailing arguments that equal their defaults may be left out. "
+      << "Define\n\n"
       << "```python\ndef " << task.function_name << "(*args, **kwargs):\n    ...\n```\n\n"
       << "(or name the parameters as the schema does). It must return what the operator returns: a tensor, or "
          "a tuple of tensors for several results, with the same shapes, dtypes and device as ATen's. The module "
