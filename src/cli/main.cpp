@@ -6,6 +6,7 @@
 #include "cli/bench_timing_command.h"
 #include "cli/compare_command.h"
 #include "cli/dataset_command.h"
+#include "cli/generate_command.h"
 #include "cli/merge_command.h"
 #include "cli/models_command.h"
 #include "cli/options.h"
@@ -27,8 +28,9 @@ int main(int argc, char** argv) {
         std::cout << command.help_text;
         return 0;
       case Command::Kind::generate:
-        throw UsageError{"generate is not available yet in this build"};
+        return generate_command(command.generate, command.command_line);
       case Command::Kind::run:
+        if (is_llm_backend(command.run.backend)) return llm_run_command(command.run, command.command_line);
         return run_command(command.run, command.command_line);
       case Command::Kind::dataset:
         return dataset_command(command.dataset);
