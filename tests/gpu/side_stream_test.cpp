@@ -52,7 +52,7 @@ TEST_F(SideStreams, SideStreamAndHostThreadKernelsAreCaughtAndHonestKernelsPass)
     const std::string message = correctness ? r["error_type"].get<std::string>() : r["error_msg"].get<std::string>();
     EXPECT_EQ(message.rfind("SideStreamWork", 0), 0u) << r.dump();
     const std::string why = r["error_msg"];
-    const char* expected = op == "neg.default" ? "on another stream" : "launched outside the call";
+    const char* expected = op == "neg.default" ? "on another stream" : "by another thread";
     EXPECT_NE(why.find(expected), std::string::npos) << r.dump();
   }
 }

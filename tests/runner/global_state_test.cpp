@@ -79,8 +79,10 @@ TEST(GlobalStateGuard, NamesAndRestoresEachSettingItCovers) {
   c10::GradMode::set_enabled(!c10::GradMode::is_enabled());
   at::set_num_threads(threads + 1);
   at::globalContext().setBenchmarkCuDNN(!at::globalContext().benchmarkCuDNN());
-  c10::impl::_force_tls_local_dispatch_key_set(
-      {keys.included_, keys.excluded_ | c10::DispatchKeySet(c10::DispatchKey::AutogradCPU)});
+  c10::impl::PODLocalDispatchKeySet more_excluded{};
+  more_excluded.set_included(keys.included_);
+  more_excluded.set_excluded(keys.excluded_ | c10::DispatchKeySet(c10::DispatchKey::AutogradCPU));
+  c10::impl::_force_tls_local_dispatch_key_set(more_excluded);
   const auto changes = guard.restore();
   ASSERT_EQ(changes.size(), 4u);
   const std::string all = describe_global_changes(changes);
