@@ -25,7 +25,9 @@ TEST_F(TimingRun, SeveralWorkersOnOneDeviceAndTheTimeSplitIsPrintedAndRecorded) 
   const auto tests = tests_by_key(read_json(dir_ / "out" / "full_results.json"));
   EXPECT_EQ(tests.size(), 8u);
   for (const auto& [key, r] : tests) {
-    if (r["test_type"] == "performance") EXPECT_TRUE(r["successfully_ran"].get<bool>()) << r.dump();
+    if (r["test_type"] == "performance") {
+      EXPECT_TRUE(r["successfully_ran"].get<bool>()) << r.dump();
+    }
   }
   EXPECT_NE(o.out.find("Time split: inputs "), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("8 tests in"), std::string::npos) << o.out;

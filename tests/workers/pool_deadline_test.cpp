@@ -45,7 +45,7 @@ TEST(PoolDeadlines, TheTestTimeoutCountsTheCandidatesPhasesAndAHangAnywhereIsCau
                       .test_timeout_s = 0.5,
                       .overall_timeout_s = 2.5,
                       .executable = kFakeWorker.string()};
-  std::map<size_t, runner::CorrectnessResult> results;
+  std::map<size_t, report::CorrectnessResult> results;
   const auto start = std::chrono::steady_clock::now();
   run_in_workers(jobs, todo, options, [&](size_t i, const runner::TestOutcome& o) { results[i] = *o.correctness; });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
