@@ -138,7 +138,9 @@ def main():
         if o.data:
             cmd += ["--data", o.data]
         try:
-            done = subprocess.run(cmd, capture_output=True, text=True, timeout=o.timeout)
+            # ncu holds CUPTI in the profiled process: the engine's own use of it stays off there.
+            done = subprocess.run(cmd, capture_output=True, text=True, timeout=o.timeout,
+                                  env={**os.environ, "BACKENDBENCH_CUPTI": "off"})
         except subprocess.TimeoutExpired:
             print(f"input {k}: ncu timed out after {o.timeout} s", file=sys.stderr)
             continue
