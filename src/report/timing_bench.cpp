@@ -65,11 +65,13 @@ PassFigures figures_of(const BenchPass& pass) {
 }
 
 void ConsoleBenchReporter::context(const nlohmann::ordered_json& c) {
+  const std::string gpu_timing = c.value("gpu_timing", std::string());
   std::fprintf(out_, "bench-timing: ATen against itself on %s, launch floor %.2f us, NVML throttle query %.1f us, "
                "baseline cache %s\nGPU timing: %s\nsettings: %s\n\n",
                c.value("device", "").c_str(), 1000.0 * c.value("launch_floor_ms", 0.0),
                c.value("throttle_query_us", 0.0), c.value("baseline_cache", "").c_str(),
-               c.value("gpu_timing", std::string("-")).c_str(), c.value("settings", nlohmann::ordered_json()).dump().c_str());
+               gpu_timing.empty() ? "- (not on a GPU)" : gpu_timing.c_str(),
+               c.value("settings", nlohmann::ordered_json()).dump().c_str());
 }
 
 void ConsoleBenchReporter::row(const char* label, const SpeedupSpread& s) {
