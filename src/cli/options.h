@@ -15,6 +15,8 @@ struct RunOptions {
   std::optional<size_t> topn_inputs;
   bool check_overhead_dominated_ops = false;
   std::string data;                    // torchbench: trace file, trace folder or dataset .json
+  std::string dtype;                   // opinfo, facto: the samples' dtype ("" = bfloat16, as BackendBench)
+  std::optional<size_t> facto_num_runs;  // facto: valid tuples per operator (default 10)
   std::string log_dir;                 // default: backendbench_output_<timestamp>
   bool disable_output_logs = false;
   // Isolation and scale (workers/pool.h).
@@ -108,13 +110,35 @@ struct SetupDirsOptions {
   std::string suite = "smoke";
   std::string ops;
   std::string data;                          // torchbench: as `run --data`
+  std::string dtype;                         // opinfo, facto: as `run --dtype`
   std::string base_dir = "generated_kernels";
-  std::string language = "cpp";              // cpp or cuda: the stub's extension
+  std::string language = "cpp";              // cpp, cuda or python: the stub's extension
+  std::string log_level = "INFO";
+};
+
+// `backendbench compare`: run B against run A, input by input (report/compare.h).
+struct CompareOptions {
+  std::string run_a, run_b;  // run folders (ours or BackendBench's)
+  std::string out;           // folder for compare.html and compare.json (default: compare_<A>_vs_<B>)
+  double min_change = 0.03;
+  double fallback_change = 0.10;
+  double p = 1.0;
+  bool fail_on_regression = false;
+  std::string log_level = "INFO";
+};
+
+// `backendbench report`: report.html of a run folder, or the page of a model runner's results.jsonl.
+struct ReportOptions {
+  std::string path;  // a run folder or a results.jsonl
+  std::string out;   // default: PATH/report.html, or results.html beside the .jsonl
+  double p = 1.0;
   std::string log_level = "INFO";
 };
 
 struct Command {
-  enum class Kind { run, generate, dataset, trace, bench_timing, merge, setup_dirs, help } kind = Kind::run;
+  enum class Kind { run, generate, dataset, trace, bench_timing, merge, setup_dirs, compare, report, help } kind = Kind::run;
+  CompareOptions compare;
+  ReportOptions report;
   SetupDirsOptions setup_dirs;
   BenchTimingOptions bench_timing;
   RunOptions run;
@@ -124,6 +148,7 @@ struct Command {
   MergeOptions merge;
   std::string help_text;  // for Kind::help
   std::string command_line;  // as typed, for OVERALL_SUMMARY.md
+  std::vector<std::string> warnings;  // flags given that this command ignores ("--llm-model is ignored: ...")
 };
 
 // A usage error: the message names the flag. main() prints it and exits with 2.

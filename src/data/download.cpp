@@ -13,7 +13,7 @@
 #include <curl/curl.h>
 #include <unistd.h>
 
-#include "util/cache_root.h"
+#include "util/cache_dir.h"
 
 namespace backendbench::data {
 namespace {

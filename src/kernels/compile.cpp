@@ -12,7 +12,7 @@
 
 #include "kernels/cuda_device.h"
 #include "timing/cuda_hooks.h"
-#include "util/cache_root.h"
+#include "util/cache_dir.h"
 #include "util/hash.h"
 
 #ifndef BACKENDBENCH_KERNEL_CXX

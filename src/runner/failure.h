@@ -11,6 +11,8 @@
 #include <c10/util/Exception.h>
 #include <c10/util/Type.h>
 
+#include "backends/kernel_error.h"
+
 namespace backendbench::runner {
 
 struct Failure {
@@ -27,7 +29,8 @@ inline constexpr const char* kSideStreamWork = "SideStreamWork";
 // The candidate's calls changed global state and left it changed (runner/global_state.h).
 inline constexpr const char* kGlobalStateChanged = "GlobalStateChanged";
 
-// Runs `fn`; an exception becomes a Failure carrying its type and message.
+// Runs `fn`; an exception becomes a Failure carrying its type and message (a
+// backends::KernelError, its own language's type name and traceback).
 // Running out of memory (c10::OutOfMemoryError, std::bad_alloc, or the CPU
 // allocator's "can't allocate memory") is reported as kOutOfMemory.
 template <typename Fn>
@@ -37,6 +40,8 @@ std::optional<Failure> capture(Fn&& fn) {
     return std::nullopt;
   } catch (const c10::OutOfMemoryError& e) {
     return Failure{kOutOfMemory, e.what_without_backtrace(), e.what()};
+  } catch (const backends::KernelError& e) {
+    return Failure{e.type(), e.what(), e.traceback()};
   } catch (const std::bad_alloc& e) {
     return Failure{kOutOfMemory, std::string("out of host memory (") + e.what() + ")", ""};
   } catch (const c10::Error& e) {

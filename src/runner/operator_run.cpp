@@ -4,6 +4,7 @@
 
 #include "inputs/constraints.h"
 #include "inputs/materialize.h"
+#include "roofline/annotate.h"
 #include "runner/global_state.h"
 #include "runner/phase.h"
 #include "runner/prepare.h"
@@ -116,7 +117,8 @@ report::PerformanceResult OperatorRun::performance(const data::InputRecord& inpu
     r.error_msg = f->type + ": " + f->message;
     return r;
   }
-  auto timed = time_both(input, std::get<torch::jit::Stack>(prepared));
+  const torch::jit::Stack& inputs = std::get<torch::jit::Stack>(prepared);
+  auto timed = time_both(input, inputs);
   if (auto* f = std::get_if<Failure>(&timed)) {
     r.error_msg = f->type + ": " + f->message;
     return r;
@@ -140,6 +142,7 @@ report::PerformanceResult OperatorRun::performance(const data::InputRecord& inpu
   r.speedup_ci_low = t.speedup_low;
   r.speedup_ci_high = t.speedup_high;
   r.successfully_ran = true;
+  roofline::annotate(r, op_, inputs, options_.device);
   return r;
 }
 

@@ -2,6 +2,7 @@
 
 #include "inputs/constraints.h"
 #include "inputs/materialize.h"
+#include "inputs/stored_values.h"
 #include "ops/bind.h"
 
 namespace backendbench::runner {
@@ -14,8 +15,12 @@ std::variant<torch::jit::Stack, Failure> prepare_inputs(const c10::OperatorHandl
   std::variant<torch::jit::Stack, ops::BindError> bound;
   inputs::ConstraintResult constrained;
   if (auto f = capture([&] {
+        using Kind = data::TensorValues::Kind;
+        if (input.values.kind == Kind::stored) tensors.use_spans(inputs::stored_sample(input.values.file, input.values.index));
+        if (input.values.kind == Kind::edge) tensors.mix_in_edges(input.values.edges);
         bound = ops::bind(op.schema(), *input.args, tensors);
         if (auto* stack = std::get_if<torch::jit::Stack>(&bound)) {
+          tensors.check_spans_used();
           constrained = inputs::apply_input_constraints(op.schema(), *stack, seed);
         }
       })) {

@@ -1,6 +1,7 @@
 // Turning one input record into the boxed arguments of its operator, ready to
 // call: parsed arguments bound to the schema, tensors materialized from the
-// test's seed on the run's device, index-carrying arguments made valid.
+// test's seed on the run's device (or from the record's stored values, or with
+// edge values mixed in: data::TensorValues), index-carrying arguments made valid.
 #pragma once
 
 #include <cstdint>

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ops/resolve.h"
+#include "roofline/device_peaks.h"
 #include "runner/evaluate.h"
 #include "runner/journal.h"
 #include "runner/run_jobs.h"
@@ -41,6 +42,7 @@ nlohmann::json environment(const RunRequest& r, const runner::RunOptions& run, c
       {"excluded_inputs", s.excluded.size()},
       {"gpu", gpu_description(run.device)},
       {"load_diagnostics", s.diagnostics.size()},
+      {report::kDevicePeaksKey, report::to_json(roofline::device_peaks(run.device))},
   };
 }
 
@@ -57,6 +59,8 @@ nlohmann::ordered_json journal_header(const RunRequest& r, const runner::RunOpti
           {"device", run.device.str()},
           {"seed", run.seed},
           {"ops_directory", kernel_folder ? folder.string() : ""},
+          {"dtype", std::string(spec::short_name(r.suite.dtype))},
+          {"facto_num_runs", r.suite.facto_num_runs},
           {"shard", r.shard ? r.shard->describe() : ""}};
 }
 

@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "timing/gpu_activity.h"
-#include "util/cache_root.h"
+#include "util/cache_dir.h"
 #include "util/hash.h"
 
 namespace backendbench::timing {

@@ -191,7 +191,11 @@ TEST_F(RunFolderTest, FullResultsAreSortedWithBackendBenchKeys) {
                                       // ours, after BackendBench's
                                       "speedup_ci_low", "speedup_ci_high", "reference_samples",
                                       "benchmark_samples", "timing_mode",
-                                      "relative_runtime_to_kernel_launch", "is_overhead_dominated_op"}));
+                                      "relative_runtime_to_kernel_launch", "is_overhead_dominated_op",
+                                      // the roofline figures (null where unknown)
+                                      "bytes_moved", "flops", "achieved_bandwidth_gbps", "achieved_tflops",
+                                      "roofline_bandwidth_pct", "roofline_compute_pct", "compute_peak",
+                                      "impossible_speedup"}));
   EXPECT_EQ(all[0]["max_abs_error"], 0.25);
   EXPECT_EQ(all[1]["speedup"], 0.5);
   EXPECT_EQ(all[1]["benchmark_time_ms"], 2.0);
@@ -376,6 +380,27 @@ TEST_F(RunFolderTest, GraphTimesOnlyInRunsWithCudaGraphs) {
 
   write_run_folder(root_, sample_run(), sample_info(), 1.0);
   EXPECT_EQ(read(root_ / "OVERALL_SUMMARY.md").find("CUDA Graphs"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace backendbench::report
+
+namespace backendbench::report {
+namespace {
+
+TEST_F(RunFolderTest, SummaryCountsTheInputsFoundRunAndLeftOutPerOperator) {
+  RunResults r;
+  r.operators = {"add.Tensor"};
+  r.correctness = {{.op_name = "add.Tensor", .args = "a", .is_correct = true},
+                   {.op_name = "add.Tensor", .args = "b", .is_correct = true}};
+  r.excluded = {{"add.Tensor", "c", "dispatches to 2 ATen operator calls"},
+                {"OpInfo.gelu", "d", "dispatches to 3 ATen operator calls"},
+                {"OpInfo.gelu", "e", "dispatches to 3 ATen operator calls"}};
+  write_run_folder(root_, r, sample_info(), 1.0);
+  const std::string md = read(root_ / "OVERALL_SUMMARY.md");
+  EXPECT_NE(md.find("## Inputs per Operator"), std::string::npos) << md;
+  EXPECT_NE(md.find("| add.Tensor | 3 | 2 | 1 | 1x dispatches to 2 ATen operator calls |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| OpInfo.gelu | 2 | 0 | 2 | 2x dispatches to 3 ATen operator calls |"), std::string::npos) << md;
 }
 
 }  // namespace
