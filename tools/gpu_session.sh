@@ -181,7 +181,7 @@ print('correctness', backendbench.run(suite='smoke', backend='aten', device='cud
               --warmup-iterations 2 --verify --experiment-timeout 240 --output-dirname "$OUT/models")
       # Eager on ATen and on the kernels first, then inductor; each part is cut at its time limit and
       # resumes (skipping what results.jsonl has) when the step runs again with the same SESSION_DIR.
-      timeout "${MODELS_EAGER_TIMEOUT:-210}" "${models[@]}" --backend aten --kernels-dir examples/kernels_cuda \
+      timeout "${MODELS_EAGER_TIMEOUT:-210}" "${models[@]}" --kernels-dir examples/kernels_cuda \
         --dynamo None >"$OUT/models_eager.txt" 2>&1; grep -E '^\[[0-9]+/' "$OUT/models_eager.txt" | tail -40
       timeout "${MODELS_INDUCTOR_TIMEOUT:-240}" "${models[@]}" --backend aten --dynamo inductor \
         >"$OUT/models_inductor.txt" 2>&1; grep -E '^\[[0-9]+/' "$OUT/models_inductor.txt" | tail -20

@@ -170,8 +170,9 @@ void class_target(Call& call, const Constraint& c) {
   const at::Tensor target = call.tensor(c.arg);
   if (!holds_indices(target)) return;
   const at::Tensor of = call.tensor(c.of);
-  if (of.dim() == 0) throw Unsatisfiable(quoted(c.of) + " is 0-d: it has no class dim");
-  const int64_t classes = of.size(of.dim() == 1 ? 0 : 1);
+  // A 0-d input holds one class (multi_margin_loss reads it so); an operator
+  // that refuses 0-d inputs raises on the reference, which excludes the input.
+  const int64_t classes = of.dim() == 0 ? 1 : of.size(of.dim() == 1 ? 0 : 1);
   require_room(classes, target, "the classes of " + quoted(c.of));
   // Valid targets are never ignore_index unless it names a class, which the
   // loss then ignores as it should.

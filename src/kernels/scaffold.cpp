@@ -173,7 +173,8 @@ std::string render_readme(const c10::OperatorHandle& op, const std::string& exte
          "against the schema above before any test runs.\n\n";
   }
   s << "## Files\n\n"
-    << "`" << folder << "/" << folder << "_implementation_<N>.py` (or `.cpp`, `.cu`); the backend uses the lowest "
+    << "`" << folder << "/" << folder << "_implementation_<N>" << extension
+    << "` (any of `.cpp`, `.cu`, `.py`); the backend uses the lowest "
     << "number (and for one number .cpp, .cu, then .py). "
     << "The folder is the operator's name for its default overload and `<name>__<overload>` otherwise.\n"
     << "`" << stub_file_name(op, extension)

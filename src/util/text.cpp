@@ -66,26 +66,30 @@ std::string printable(std::string_view text) {
 }
 
 size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  std::iota(row.begin(), row.end(), size_t{0});
+  // Optimal string alignment: Levenshtein plus swapping two neighbours as one
+  // edit, the commonest typo ("reul" for "relu"). Rows i-2, i-1 and i.
+  std::vector<size_t> before(b.size() + 1), previous(b.size() + 1), row(b.size() + 1);
+  std::iota(previous.begin(), previous.end(), size_t{0});
   for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
     row[0] = i;
     for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t substitution = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
-      diagonal = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, substitution});
+      row[j] = std::min({previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) row[j] = std::min(row[j], before[j - 2] + 1);
     }
+    std::swap(before, previous);
+    std::swap(previous, row);
   }
-  return row[b.size()];
+  return previous[b.size()];
 }
 
 std::vector<std::string> near_names(std::string_view typed, const std::vector<std::string>& names, size_t limit) {
-  // A third of the typed length (at least 2) tells typos from unrelated names.
+  // A typo changes a few characters (a third of the typed length, at least 2)
+  // and less than half of the name meant: "reul" is relu, not mul.
   const size_t within = std::max<size_t>(2, typed.size() / 3);
   std::vector<std::pair<size_t, size_t>> close;  // (distance, index)
   for (size_t i = 0; i < names.size(); ++i) {
-    if (const size_t d = edit_distance(typed, names[i]); d <= within) close.emplace_back(d, i);
+    const size_t d = edit_distance(typed, names[i]);
+    if (d <= within && 2 * d < names[i].size()) close.emplace_back(d, i);
   }
   std::stable_sort(close.begin(), close.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   std::vector<std::string> out;

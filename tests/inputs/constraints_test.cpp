@@ -94,6 +94,7 @@ const std::vector<Case>& cases() {
       {"aten._unsafe_index_put.default", "((T([6, 5], f32), [T([4], i64)], T([4, 5], f32), True), {})", true},
       {"aten.nll_loss_forward.default", "((T([8, 100], f32), T([8], i64), None, 1, -100), {})", true},
       {"aten.nll_loss_forward.default", "((T([5], f32), T([], i64), None, 1, -100), {})", true},
+      {"aten.multi_margin_loss.default", "((T([], f32), T([], i64)), {})", true},  // a 0-d input is one class
       {"aten.nll_loss_forward.default", "((T([8, 5], f32), T([8], i64), T([5], f32), 2, 3), {})", true},
       {"aten.nll_loss_backward.default",
        "((T([], f32), T([8, 5], f32), T([8], i64), T([5], f32), 1, -100, T([], f32)), {})", true},

@@ -199,12 +199,12 @@ TEST(Bind, NewZerosWithDtype) {
 TEST(Bind, OptionalIntListFromSingleIntOrNone) {
   // sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None),
   // named aten.sum.SymInt in traces.
-  const auto one = bind_ok("aten.sum.SymInt", "((T([2, 3], f32), 1), {})");
+  const auto one = bind_ok("aten.sum.dim_IntList", "((T([2, 3], f32), 1), {})");
   EXPECT_EQ(one[1].toIntVector(), (std::vector<int64_t>{1}));
-  const auto none = bind_ok("aten.sum.SymInt", "((T([2, 3], f32), None), {})");
+  const auto none = bind_ok("aten.sum.dim_IntList", "((T([2, 3], f32), None), {})");
   EXPECT_TRUE(none[1].isNone());
 
-  const auto out = call_op("aten.sum.SymInt", "((T([2, 3], f32), [1], True), {})");
+  const auto out = call_op("aten.sum.dim_IntList", "((T([2, 3], f32), [1], True), {})");
   EXPECT_EQ(sizes_of(out[0]), (std::vector<int64_t>{2, 1}));
 }
 

@@ -99,15 +99,19 @@ class ValueGenerator {
     TensorSpec t;
     t.dtype = static_cast<Dtype>(pick(13));
     const size_t rank = pick(5);
-    for (size_t i = 0; i < rank; ++i) t.shape.push_back(size());
-    if (pick(2) == 1) {
+    const bool strided = pick(2) == 1;
+    // A huge size only where the tensor's bytes still fit in int64 (the parser refuses the rest).
+    for (size_t i = 0; i < rank; ++i) t.shape.push_back(size(rank == 1 && !strided));
+    if (strided) {
       t.stride.emplace();
-      for (size_t i = 0; i < rank; ++i) t.stride->push_back(size());
+      for (size_t i = 0; i < rank; ++i) t.stride->push_back(size(false));
     }
     return t;
   }
 
-  int64_t size() { return pick(8) == 0 ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>(pick(5000)); }
+  int64_t size(bool huge_allowed) {
+    return huge_allowed && pick(8) == 0 ? int64_t{1} << 58 : static_cast<int64_t>(pick(5000));
+  }
 
   Device device() {
     constexpr std::string_view kTypes[] = {"cuda", "cpu", "meta", "mps", "xpu", "privateuseone"};

@@ -23,7 +23,8 @@ TEST(Printable, EscapesWhatATerminalWouldActOn) {
 TEST(EditDistance, CountsEdits) {
   EXPECT_EQ(edit_distance("", ""), 0u);
   EXPECT_EQ(edit_distance("relu", "relu"), 0u);
-  EXPECT_EQ(edit_distance("reul", "relu"), 2u);
+  EXPECT_EQ(edit_distance("reul", "relu"), 1u);  // a swap of neighbours is one edit
+  EXPECT_EQ(edit_distance("ca", "abc"), 3u);
   EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
   EXPECT_EQ(edit_distance("", "abc"), 3u);
 }

@@ -51,7 +51,8 @@ def _padded(values, fill):
 def binary_elementwise(kernel, self, other, alpha=1):
     """out = kernel(self, other) over the broadcast shape, in the promoted dtype."""
     dtype = torch.result_type(self, other)
-    if dtype not in (torch.float16, torch.bfloat16, torch.float32, torch.int32, torch.int64):
+    # bool goes through the integer path: a nonzero result stores as True.
+    if dtype not in (torch.float16, torch.bfloat16, torch.float32, torch.int32, torch.int64, torch.bool):
         raise NotImplementedError(f"{dtype} is not supported by this kernel")
     # A 0-dim `other` (a number the model passed, kept on the CPU or not) is a scalar argument.
     other_is_scalar = not isinstance(other, torch.Tensor) or (other.dim() == 0 and (
