@@ -41,6 +41,10 @@
 #             {eval, train}, verified ($MODELS_REPEAT repeats, default 5) -> models/ (results.jsonl,
 #             summary.md, logs); a step cut short resumes when run again with the same SESSION_DIR; then
 #             timm_resnet18 train profiled on ATen and the kernels -> models_profile/, one Chrome trace checked
+#   stray     the GPU tests of stray work (side-stream and host-thread kernels caught, honest ones pass)
+#   throughput  the whole shipped dataset, ATen against ATen on GPU 0, no baseline cache, once per
+#             workers-per-GPU setting in $THROUGHPUT_WORKERS (default "1 2"): tests/s and the time
+#             split of each -> throughput.txt, throughput_N/
 # Everything lands in one archive, $RESULTS (default ./gpu_results.tgz). Artifacts are written to
 # $SESSION_DIR (default: a fresh temporary folder); give several invocations the same SESSION_DIR
 # (e.g. build/session) so that ncu and dobench find the bench_timing.json of an earlier bench.
@@ -195,5 +199,15 @@ for path in traces:
 print(f"{len(traces)} traces checked" if traces else "no Chrome trace found")
 PY
       ;;
+    stray) build/tests/bb_gpu_tests --gtest_filter='SideStreams.*' 2>&1 | tee "$OUT/stray.txt" | tail -30 ;;
+    throughput) for n in ${THROUGHPUT_WORKERS:-1 2}; do
+        start=$(date +%s%N)
+        build/backendbench --suite torchbench --devices 0 --workers-per-gpu "$n" --no-baseline-cache \
+          --log-dir "$OUT/throughput_$n" --log-level WARNING >"$OUT/throughput_$n.txt" 2>&1
+        end=$(date +%s%N)
+        { echo "workers per GPU $n: $(( (end - start) / 1000000 )) ms in all;" \
+            "$(grep -m1 'correctness score' "$OUT/throughput_$n.txt")"
+          grep -m1 '^Time split' "$OUT/throughput_$n.txt"; } | tee -a "$OUT/throughput.txt"
+      done ;;
   esac
 done

@@ -14,12 +14,15 @@ same ncu measurements, one column each; the selection comes from the first.
 
     python3 tools/ncu_compare.py --bench bench_timing.json [--bench other.json] [--count 30] [--logs DIR]
 
-What differs by construction: the engine's span runs from an event before the
-call to one after it, so it includes the GPU-side gaps between the kernels of
-a multi-kernel operator and the events' own resolution (~0.5 us); ncu times
-each kernel alone (serialized, caches flushed before each kernel by ncu's
-default --cache-control all, where the engine flushes only before the call).
-The column "kernels" shows which rows are multi-kernel operators.
+What differs by construction: the engine's sample is the span of the call's
+GPU work from CUPTI's activity records, from the first kernel's start to the
+last one's end on any stream (with CUDA events on the current stream instead
+when CUPTI is unavailable, which adds the events' own gaps), so for a
+multi-kernel operator it includes the GPU-side gaps between its kernels; ncu
+times each kernel alone (serialized, caches flushed before each kernel by
+ncu's default --cache-control all, where the engine flushes only before the
+call). The column "kernels" shows which rows are multi-kernel operators, and
+the summary counts single-kernel rows apart.
 """
 import argparse
 import csv
@@ -33,10 +36,25 @@ import sys
 
 UNIT_TO_MS = {"nsecond": 1e-6, "ns": 1e-6, "usecond": 1e-3, "us": 1e-3, "msecond": 1.0, "ms": 1.0,
               "second": 1e3, "s": 1e3}
-KNOB_FLAGS = {"budget_ms": "--budget-ms", "target_ci": "--target-ci", "batch": "--batch", "warmup": "--warmup",
-              "min_samples": "--min-samples", "max_samples": "--max-samples",
+KNOB_FLAGS = {"budget_ms": "--budget-ms", "target_relative_ci": "--target-ci", "batch": "--batch",
+              "warmup": "--warmup", "min_samples": "--min-samples", "max_samples": "--max-samples",
               "l2_flush_multiple": "--l2-flush-multiple", "l2_flush_method": "--l2-flush-method",
-              "kernel_floor_us": "--kernel-floor-us"}
+              "stopping": "--stopping"}
+
+
+def knob_flags(settings):
+    """The bench-timing flags that reproduce the engine settings of a bench-timing --out file."""
+    flags = []
+    for key, flag in KNOB_FLAGS.items():
+        if key in settings:
+            flags += [flag, str(settings[key])]
+    if "kernel_floor_ms" in settings:
+        flags += ["--kernel-floor-us", str(1000.0 * settings["kernel_floor_ms"])]
+    if settings.get("dispatch_l2_flush"):
+        flags.append("--dispatch-l2-flush")
+    if settings.get("cupti") is False:
+        flags.append("--no-cupti")
+    return flags
 
 
 def pick(rows, count, min_ms):
@@ -107,10 +125,7 @@ def main():
           f"(of {len(rows)} in {o.bench[0]}), {o.calls} profiled calls each")
     logs = o.logs or os.path.join(os.environ.get("TMPDIR", "/tmp"), f"ncu_compare_{os.getpid()}")
     os.makedirs(logs, exist_ok=True)
-    knobs = []
-    for key, flag in KNOB_FLAGS.items():
-        if key in bench.get("settings", {}):
-            knobs += [flag, str(bench["settings"][key])]
+    knobs = knob_flags(bench.get("settings", {}))
 
     table = []
     for row in selection:
@@ -123,7 +138,9 @@ def main():
         if o.data:
             cmd += ["--data", o.data]
         try:
-            done = subprocess.run(cmd, capture_output=True, text=True, timeout=o.timeout)
+            # ncu holds CUPTI in the profiled process: the engine's own use of it stays off there.
+            done = subprocess.run(cmd, capture_output=True, text=True, timeout=o.timeout,
+                                  env={**os.environ, "BACKENDBENCH_CUPTI": "off"})
         except subprocess.TimeoutExpired:
             print(f"input {k}: ncu timed out after {o.timeout} s", file=sys.stderr)
             continue
@@ -162,10 +179,13 @@ def main():
         within = sum(abs(d) <= 0.03 for d in diffs)
         summary.append({"bench": o.bench[i], "label": label, "within_3pct": within, "inputs": len(diffs),
                         "median_relative_difference": statistics.median(diffs) if diffs else None})
-        print(f"\n{label}: within 3% of ncu: {within} of {len(diffs)} inputs "
+        share = f" ({100 * within / len(diffs):.0f}%)" if diffs else ""
+        print(f"\n{label}: within 3% of ncu: {within} of {len(diffs)} inputs{share} "
               f"({sum(abs(d) <= 0.03 for d in single)} of {len(single)} single-kernel ones)")
         if diffs:
             print(f"{label}: median relative difference: {100 * statistics.median(diffs):+.2f}%")
+    if bench.get("gpu_timing"):
+        print(f"engine GPU timing: {bench['gpu_timing']}")
     print(f"ncu logs: {logs}")
     if o.out:
         json.dump({"summary": summary, "rows": table}, open(o.out, "w"), indent=1)

@@ -120,7 +120,7 @@ def run(
     seed: int = 0,
     p: float = 1.0,
     resume: bool = False,
-    baseline_cache: bool = True,
+    baseline_cache: bool | None = None,  # None: reuse cached reference timings on a GPU, not on the CPU
     cuda_graphs: bool = False,
     num_workers: int | None = None,
     devices: Sequence[int] = (),

@@ -193,11 +193,16 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
                  "Worker processes that run the tests, spread over the devices (default: one per device; 0: run "
                  "the tests in this process, without isolation)")
       ->transform(kCount0);
+  cmd.add_option("--workers-per-gpu", o.workers_per_gpu,
+                 "Worker processes per GPU (default 1): they make inputs, run references and check outputs side by "
+                 "side, and take turns to time (one timing on a GPU at a time, across processes)")
+      ->transform(kCount1);
   cmd.add_option("--devices", o.devices, "CUDA device indices to use, e.g. 0,1 (default: every visible GPU, or the "
                                          "one --device cuda:N names)");
   cmd.add_option("--test-timeout", o.test_timeout_s,
-                 "Seconds a test may run before its worker is killed and the test reported as Timeout (default: "
-                 "the suite's, 120 for smoke, 300 for torchbench)")
+                 "Seconds a test's candidate may run (its calls and its timing; making inputs and the ATen reference "
+                 "are not counted) before its worker is killed and the test reported as Timeout (default: the "
+                 "suite's, 120 for smoke, 300 for torchbench); a test hung anywhere is stopped after 10 times this")
       ->transform(kPositiveAmount);
   cmd.add_flag("--resume", o.resume,
                "Resume the run whose folder --log-dir names: tests in its journal.jsonl are not run again");
@@ -214,7 +219,11 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--seed", o.seed, "Seed mixed into every test's inputs")->transform(kCount0)->capture_default_str();
   cmd.add_flag("--no-baseline-cache", o.no_baseline_cache,
                "Time the ATen reference every time instead of reusing timings cached in "
-               "$BACKENDBENCH_CACHE/baselines (~/.cache/backendbench/baselines)");
+               "$BACKENDBENCH_CACHE/baselines (~/.cache/backendbench/baselines); GPU runs reuse them by default, "
+               "after re-timing a sample of them to check they still hold");
+  cmd.add_flag("--baseline-cache", o.baseline_cache,
+               "Reuse cached reference timings on the CPU too (off by default there: CPU timings move with the "
+               "machine's other work)");
   cmd.add_option("--shard", o.shard,
                  "Run only shard I of N (0-based, e.g. 0/4): the suite's tests dealt round robin; put the shards' "
                  "run folders together with `backendbench merge`");
@@ -297,6 +306,14 @@ void add_bench_timing_options(CLI::App& cmd, BenchTimingOptions& o) {
   cmd.add_option("--kernel-floor-us", t.kernel_floor_us,
                  "Below this kernel time a call is timed dispatch-inclusive" + engine_default)
       ->transform(kAmount0);
+  cmd.add_option("--stopping", t.stopping,
+                 "When sampling stops: median-ci (the median's 95% interval within --target-ci), stdrel (nvbench's "
+                 "relative standard deviation) or fixed (--max-samples or the budget)" + engine_default)
+      ->check(CLI::IsMember({"median-ci", "stdrel", "fixed"}));
+  cmd.add_flag("--dispatch-l2-flush", t.dispatch_l2_flush,
+               "Flush the L2 before dispatch-mode samples too (default: only before kernel-mode samples)");
+  cmd.add_flag("--no-cupti", t.no_cupti,
+               "Time kernel mode with CUDA events on the current stream instead of CUPTI's activity records");
   cmd.add_flag("--cuda-graphs", o.cuda_graphs, "Also time both sides replayed from CUDA graphs (kernel-only time)");
   cmd.add_flag("--cold-only", o.cold_only, "Run only the first pass (baseline cache cold)");
   cmd.add_option("--profile-input", o.profile_input,
@@ -376,6 +393,10 @@ void validate(const RunOptions& o) {
     throw UsageError{"--resume needs --log-dir: the folder of the run to resume"};
   }
   if (!o.devices.empty() && o.device == "cpu") throw UsageError{"--devices names CUDA devices; --device is cpu"};
+  if (o.baseline_cache && o.no_baseline_cache) throw UsageError{"--baseline-cache and --no-baseline-cache contradict"};
+  if (o.workers_per_gpu && o.num_workers) {
+    throw UsageError{"--workers-per-gpu and --num-workers both set the number of workers: give one"};
+  }
   validate_device(o.device);
   if (!o.shard.empty() && !suite::parse_shard(o.shard)) {
     throw UsageError{"--shard: must be I/N with 0 <= I < N (e.g. 0/4), got '" + o.shard + "'"};

@@ -58,6 +58,7 @@ struct RunOptions {
   bool disable_output_logs = false;
   // Isolation and scale (workers/pool.h).
   std::optional<int> num_workers;      // worker processes in all; 0: tests run in this process
+  std::optional<size_t> workers_per_gpu;  // workers sharing each GPU (their timings take turns)
   std::string devices;                 // CUDA device indices "0,1" (default: every visible GPU)
   std::optional<double> test_timeout_s;  // default: the suite's
   bool resume = false;                 // skip the tests the journal in --log-dir has
@@ -68,6 +69,7 @@ struct RunOptions {
   std::string device;                  // "" = cuda when available, else cpu
   uint64_t seed = 0;
   bool no_baseline_cache = false;
+  bool baseline_cache = false;         // reuse cached references on the CPU too
   std::string shard;                   // "i/N": run only shard i of N ("" = all); see suite/shard.h
   bool cuda_graphs = false;            // also time both sides replayed from CUDA graphs
   std::string ops_directory = "generated_kernels";  // directory backend
@@ -117,6 +119,9 @@ struct TimingOverrides {
   std::optional<double> l2_flush_multiple;
   std::optional<std::string> l2_flush_method;
   std::optional<double> kernel_floor_us;
+  std::optional<std::string> stopping;  // a timing::StoppingRule name
+  bool dispatch_l2_flush = false;
+  bool no_cupti = false;
 };
 
 // `backendbench bench-timing`: ATen against itself, to measure the timing engine.

@@ -1,5 +1,6 @@
 #include "cli/run_command.h"
 
+#include <iostream>
 #include <stdexcept>
 
 #include "cli/common.h"
@@ -28,10 +29,12 @@ session::RunRequest request_of(const RunOptions& o, const std::string& command_l
   if (o.disable_output_logs) r.log_dir.reset();
   else r.log_dir = o.log_dir;
   r.resume = o.resume;
-  r.baseline_cache = !o.no_baseline_cache;
+  if (o.no_baseline_cache) r.baseline_cache = false;
+  if (o.baseline_cache) r.baseline_cache = true;
   r.cuda_graphs = o.cuda_graphs;
   if (!o.shard.empty()) r.shard = suite::parse_shard(o.shard);
   if (o.num_workers) r.workers.count = static_cast<size_t>(*o.num_workers);
+  r.workers.per_device = o.workers_per_gpu;
   for (const auto& index : data::split_op_filters(o.devices)) {
     try {
       r.workers.cuda_devices.push_back(std::stoi(index));
@@ -51,6 +54,7 @@ int run_command(const RunOptions& o, const std::string& command_line) {
   const session::RunOutcome outcome = session::run(request_of(o, command_line));
   if (!outcome.reporting) return 0;  // an MPI rank other than 0
   print_scores(outcome.scores);
+  std::cout << "Time split: " << runner::describe(outcome.time_split) << "\n";
   if (outcome.folder) print_folder(*outcome.folder);
   return 0;
 }

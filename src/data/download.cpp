@@ -13,6 +13,8 @@
 #include <curl/curl.h>
 #include <unistd.h>
 
+#include "util/cache_dir.h"
+
 namespace backendbench::data {
 namespace {
 
@@ -151,16 +153,7 @@ void download(const std::string& url, FILE* out, const FetchOptions& options) {
 
 }  // namespace
 
-fs::path dataset_cache_dir() {
-  if (const std::string root = env("BACKENDBENCH_CACHE"); !root.empty()) {
-    return fs::path(root) / "datasets";
-  }
-  const std::string home = env("HOME");
-  if (home.empty()) {
-    throw std::runtime_error("no dataset cache folder: set BACKENDBENCH_CACHE (HOME is not set)");
-  }
-  return fs::path(home) / ".cache" / "backendbench" / "datasets";
-}
+fs::path dataset_cache_dir() { return util::cache_dir("datasets"); }
 
 fs::path fetch_to_cache(const std::string& url, const FetchOptions& options) {
   if (!is_url(url)) throw std::runtime_error("not an http(s) URL: " + url);

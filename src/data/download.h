@@ -21,9 +21,7 @@ struct FetchOptions {
   std::chrono::milliseconds timeout{600'000};
 };
 
-// Where a dataset named by URL is cached: $BACKENDBENCH_CACHE/datasets, else
-// ~/.cache/backendbench/datasets. Throws std::runtime_error when neither
-// BACKENDBENCH_CACHE nor HOME is set.
+// Where a dataset named by URL is cached: util::cache_dir("datasets").
 std::filesystem::path dataset_cache_dir();
 
 // Fetches `url` (http or https) into the cache unless it is already there and

@@ -12,6 +12,7 @@
 
 #include "kernels/cuda_device.h"
 #include "timing/cuda_hooks.h"
+#include "util/cache_dir.h"
 #include "util/hash.h"
 
 #ifndef BACKENDBENCH_KERNEL_CXX
@@ -157,13 +158,7 @@ CompileSettings default_compile_settings() {
                            .torch_has_cuda = torch_has_cuda,
                            .arch = torch_has_cuda ? cuda_arch() : std::nullopt,
                            .host_compiler = s.cxx.compiler});
-  if (const std::string cache = env("BACKENDBENCH_CACHE"); !cache.empty()) {
-    s.cache_dir = fs::path(cache) / "kernels";
-  } else if (const std::string home = env("HOME"); !home.empty()) {
-    s.cache_dir = fs::path(home) / ".cache" / "backendbench" / "kernels";
-  } else {
-    s.cache_dir = fs::temp_directory_path() / "backendbench" / "kernels";
-  }
+  s.cache_dir = util::cache_dir("kernels");
   return s;
 }
 

@@ -47,7 +47,7 @@ Toolchain cuda_toolchain(const CudaSetup& setup);
 
 // The settings this build was configured with: the C++ compiler is
 // $BACKENDBENCH_CXX, else the one this build used; `cache_dir` is
-// $BACKENDBENCH_CACHE/kernels, else ~/.cache/backendbench/kernels.
+// util::cache_dir("kernels").
 CompileSettings default_compile_settings();
 
 // The toolchain for `source` by its extension, or none for another extension.

@@ -75,7 +75,7 @@ Kind parse_kind(const std::string& what, const std::string& name, std::optional<
 std::string run(const std::string& suite, const std::string& backend, const std::vector<std::string>& ops,
                 const std::string& data, std::optional<size_t> topn_inputs, bool check_overhead_dominated_ops,
                 const std::string& ops_directory, const std::string& kernels_dir, const std::string& device,
-                uint64_t seed, double p, std::optional<std::string> log_dir, bool resume, bool baseline_cache,
+                uint64_t seed, double p, std::optional<std::string> log_dir, bool resume, std::optional<bool> baseline_cache,
                 bool cuda_graphs, std::optional<size_t> num_workers, const std::vector<int>& devices,
                 std::optional<double> test_timeout, const std::string& executable, const std::string& command_line,
                 const std::string& log_level) {

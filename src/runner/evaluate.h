@@ -14,20 +14,10 @@
 #include "check/compare.h"
 #include "report/results.h"
 #include "suite/suite.h"
+#include "timing/baseline.h"
 #include "timing/timer.h"
-#include "util/baseline_cache.h"
 
 namespace backendbench::runner {
-
-// Reference timings kept on disk (util::BaselineCache), keyed by GPU, driver,
-// torch version, operator, arguments and timing settings, so that evaluating
-// a new candidate does not time ATen again.
-struct BaselineStore {
-  util::BaselineCache* cache = nullptr;  // null: every reference is timed
-  std::string gpu = "cpu";
-  std::string driver;
-  std::string torch_version;
-};
 
 struct RunOptions {
   c10::Device device = c10::Device(c10::kCPU);
@@ -38,7 +28,8 @@ struct RunOptions {
   // once per run when not given; relative_runtime_to_kernel_launch divides by it.
   std::optional<double> launch_floor_ms;
   double overhead_threshold = 1.3;  // the dataset card's cut-off
-  BaselineStore baseline;
+  // Reference timings from the cache (timing/baseline.h); null: every reference is timed.
+  timing::BaselineStore* baseline = nullptr;
 };
 
 // Median time of `empty(0)` on the device in dispatch mode: the cost of a call that does no work.

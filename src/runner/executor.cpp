@@ -48,6 +48,7 @@ TestOutcome TestExecutor::run(const TestJob& job) {
     if (!r.is_correct) BB_LOG(warning) << r.op_name << " " << r.args << ": " << r.error_type << ": " << r.error_msg;
   } else {
     outcome.performance = state.run->performance(job.input, job.known_correct);
+    outcome.reference_source = timing::to_string(state.run->reference_source());
     const auto& r = *outcome.performance;
     if (!r.successfully_ran) BB_LOG(warning) << r.op_name << " " << r.args << ": performance test failed: " << r.error_msg;
   }

@@ -23,6 +23,11 @@ struct Failure {
 
 // The type every out-of-memory failure is reported with, host or device.
 inline constexpr const char* kOutOfMemory = "OutOfMemoryError";
+// The candidate's GPU work ran on another stream than the current one, or was
+// launched by another thread or after the call returned (timing/gpu_activity.h).
+inline constexpr const char* kSideStreamWork = "SideStreamWork";
+// The candidate's calls changed global state and left it changed (runner/global_state.h).
+inline constexpr const char* kGlobalStateChanged = "GlobalStateChanged";
 
 // Runs `fn`; an exception becomes a Failure carrying its type and message (a
 // backends::KernelError, its own language's type name and traceback).

@@ -85,13 +85,17 @@ Json to_json(const TestOutcome& outcome) {
   if (outcome.correctness) j["correctness"] = report::to_json(*outcome.correctness);
   if (outcome.performance) j["performance"] = report::to_json(*outcome.performance);
   j["launch_floor_ms"] = outcome.launch_floor_ms;
+  j["time_ms"] = to_json(outcome.time);
+  if (!outcome.reference_source.empty()) j["reference_source"] = outcome.reference_source;
   return j;
 }
 
 TestOutcome outcome_from_json(const Json& j) {
   TestOutcome outcome{.skipped = j.value("skipped", false),
                       .derived_from = j.value("derived_from", std::string()),
-                      .launch_floor_ms = j.value("launch_floor_ms", 0.0)};
+                      .launch_floor_ms = j.value("launch_floor_ms", 0.0),
+                      .reference_source = j.value("reference_source", std::string())};
+  if (j.contains("time_ms")) outcome.time = phase_times_from_json(j["time_ms"]);
   if (j.contains("correctness")) outcome.correctness = report::correctness_from_json(j["correctness"]);
   if (j.contains("performance")) outcome.performance = report::performance_from_json(j["performance"]);
   return outcome;

@@ -5,7 +5,10 @@
 #include "inputs/constraints.h"
 #include "inputs/materialize.h"
 #include "roofline/annotate.h"
+#include "runner/global_state.h"
+#include "runner/phase.h"
 #include "runner/prepare.h"
+#include "timing/gpu_activity.h"
 
 namespace backendbench::runner {
 namespace {
@@ -93,6 +96,7 @@ report::CorrectnessResult OperatorRun::correctness(const data::InputRecord& inpu
 
 report::PerformanceResult OperatorRun::performance(const data::InputRecord& input, bool known_correct) {
   report::PerformanceResult r{.op_name = op_name_, .args = input.args_text};
+  reference_source_ = timing::ReferenceSource::timed;
   // Only a correct candidate is timed; an input that already passed its
   // correctness test in this run is not checked twice.
   if (!known_correct && !passed_.contains(input.args_text)) {
@@ -114,22 +118,17 @@ report::PerformanceResult OperatorRun::performance(const data::InputRecord& inpu
     return r;
   }
   const torch::jit::Stack& inputs = std::get<torch::jit::Stack>(prepared);
-  timing::PairedTiming t;
-  if (auto f = capture([&] {
-        const auto reference = [&] { call_reference(inputs); };
-        const auto candidate = [&] { call_candidate(inputs); };
-        auto cached = with_cached_reference(input, candidate);
-        t = cached ? std::move(*cached) : timing::time_pair(options_.device, reference, candidate, options_.timing);
-        if (!cached) store_reference(input, t.reference);
-      })) {
-    r.error_msg = "timing failed: " + f->type + ": " + f->message;
+  auto timed = time_both(input, inputs);
+  if (auto* f = std::get_if<Failure>(&timed)) {
+    r.error_msg = f->type + ": " + f->message;
     return r;
   }
+  const timing::PairedTiming& t = std::get<timing::PairedTiming>(timed);
   r.reference_time_ms = t.reference.median_ms();
   r.benchmark_time_ms = t.candidate.median_ms();
   r.reference_samples = t.reference.stats.samples;
   r.benchmark_samples = t.candidate.stats.samples;
-  r.timing_mode = t.reference.mode;
+  r.timing_mode = timing::to_string(t.reference.mode);
   if (t.reference_graph && t.candidate_graph) r.graph = graph_times(*t.reference_graph, *t.candidate_graph, t.graph_speedup);
   if (floor_ms_ > 0) {
     r.relative_runtime_to_kernel_launch = t.reference.median_ms() / floor_ms_;
@@ -156,44 +155,31 @@ void OperatorRun::call_candidate(const torch::jit::Stack& inputs) {
   kernel_(stack);
 }
 
-util::BaselineKey OperatorRun::baseline_key(const data::InputRecord& input, const std::string& mode) const {
-  const auto& o = options_.timing;
-  const std::string settings = "seed=" + std::to_string(options_.seed) + ";batch=" + std::to_string(o.batch) +
-                               ";budget=" + std::to_string(o.budget_ms) + ";ci=" + std::to_string(o.target_relative_ci) +
-                               ";flush=" + std::to_string(o.flush_l2) + ";device=" + options_.device.str() +
-                               ";mode=" + mode;
-  const auto& b = options_.baseline;
-  return {b.gpu, b.driver, b.torch_version, op_name_, input.args_text, settings};
-}
-
-// The candidate timed against a cached reference, in the reference's mode;
-// nullopt when nothing is cached or the candidate cannot be timed in that mode.
-std::optional<timing::PairedTiming> OperatorRun::with_cached_reference(const data::InputRecord& input,
-                                                                       const std::function<void()>& candidate) {
-  // The cache holds dispatch-inclusive times only: with --cuda-graphs the reference is timed again.
-  if (!options_.baseline.cache || options_.timing.cuda_graphs) return std::nullopt;
-  for (const char* mode : {"kernel", "dispatch", "host"}) {
-    const auto entry = options_.baseline.cache->find(baseline_key(input, mode));
-    if (!entry) continue;
-    timing::TimingOptions o = options_.timing;
-    o.hold_stream = std::string(mode) == "kernel";
-    if (o.hold_stream) o.kernel_floor_ms = 0.0;  // the reference ran in kernel mode: so does the candidate
-    timing::Timing measured = timing::time_call(options_.device, candidate, o);
-    if (measured.mode != mode) return std::nullopt;
-    timing::SampleStats stats{.samples = entry->samples, .median = entry->median_ms, .min = entry->min_ms};
-    stats.median_low = entry->median_ms * (1.0 - entry->spread / 2);
-    stats.median_high = entry->median_ms * (1.0 + entry->spread / 2);
-    return timing::pair_of({stats, mode}, std::move(measured));
+std::variant<timing::PairedTiming, Failure> OperatorRun::time_both(const data::InputRecord& input,
+                                                                 const torch::jit::Stack& inputs) {
+  const auto reference = [&] { call_reference(inputs); };
+  const auto candidate = [&] { call_candidate(inputs); };
+  const PhaseScope phase(Phase::timing);
+  GlobalStateGuard state(options_.device);
+  timing::BaselineStore::Timed timed;
+  if (auto f = capture([&] {
+        timed = options_.baseline ? options_.baseline->time_pair(options_.device, op_name_, input.args_text,
+                                                                 options_.seed, reference, candidate, options_.timing)
+                                  : timing::BaselineStore::Timed{
+                                        timing::time_pair(options_.device, reference, candidate, options_.timing)};
+      })) {
+    f->message = f->type + ": " + f->message;
+    f->type = "timing failed";  // the message reads "timing failed: <the error's type>: ..."
+    return *f;
   }
-  return std::nullopt;
-}
-
-void OperatorRun::store_reference(const data::InputRecord& input, const timing::Timing& reference) {
-  if (!options_.baseline.cache) return;
-  const auto& s = reference.stats;
-  // spread: the relative width of the median's confidence interval, from which a hit rebuilds it
-  options_.baseline.cache->store(baseline_key(input, reference.mode),
-                                 {.median_ms = s.median, .min_ms = s.min, .spread = s.relative_ci_width(), .samples = s.samples});
+  reference_source_ = timed.source;
+  if (const auto changed = state.restore(); !changed.empty()) {
+    return Failure{kGlobalStateChanged, describe_global_changes(changed), ""};
+  }
+  if (!timed.timing.candidate.stray_work.empty()) {
+    return Failure{kSideStreamWork, "while timed: " + timed.timing.candidate.stray_work, ""};
+  }
+  return std::move(timed.timing);
 }
 
 uint64_t OperatorRun::seed_of(const data::InputRecord& input) const {
@@ -205,26 +191,40 @@ std::variant<check::Comparison, Failure> OperatorRun::check_outputs(const data::
   if (auto* f = std::get_if<Failure>(&prepared)) return *f;
   auto& p = std::get<Prepared>(prepared);
   torch::jit::Stack expected = std::move(p.reference_inputs);
-  if (auto f = capture([&] {
-        op_.callBoxed(expected);
-        timing::synchronize(options_.device);
-      })) {
-    f->message = "the ATen reference raised on this input: " + f->message;
-    f->type = "ReferenceError";
-    return *f;
+  {
+    const PhaseScope phase(Phase::reference);
+    if (auto f = capture([&] {
+          op_.callBoxed(expected);
+          timing::synchronize(options_.device);
+        })) {
+      f->message = "the ATen reference raised on this input: " + f->message;
+      f->type = "ReferenceError";
+      return *f;
+    }
   }
   torch::jit::Stack got = std::move(p.candidate_inputs);
-  if (auto f = capture([&] {
-        kernel_(got);
-        timing::synchronize(options_.device);
-      })) {
-    return *f;
+  // Watched until the outputs are compared: a host thread doing the work late is seen too.
+  timing::GpuWorkWatch watch(options_.device);
+  std::vector<std::string> changed;
+  {
+    const PhaseScope phase(Phase::candidate);
+    GlobalStateGuard state(options_.device);
+    if (auto f = capture([&] {
+          watch.run([&] { kernel_(got); });
+          timing::synchronize(options_.device);  // the kernel's own errors surface here
+        })) {
+      return *f;
+    }
+    changed = state.restore();
   }
+  if (!changed.empty()) return Failure{kGlobalStateChanged, describe_global_changes(changed), ""};
+  const PhaseScope phase(Phase::compare);
   std::optional<check::Comparison> comparison;
   if (auto f = capture([&] { comparison = check::compare_outputs(expected, got, options_.tolerance, depths_); })) {
     f->message = "comparing outputs failed: " + f->message;
     return *f;
   }
+  if (std::string stray = watch.finish(); !stray.empty()) return Failure{kSideStreamWork, stray, ""};
   return *comparison;
 }
 

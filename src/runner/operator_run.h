@@ -32,14 +32,15 @@ class OperatorRun {
   // `known_correct`: this input's correctness test already passed (here or in
   // another process), so it is not checked again before timing.
   report::PerformanceResult performance(const data::InputRecord& input, bool known_correct = false);
+  // Where the last performance test's reference timing came from.
+  timing::ReferenceSource reference_source() const { return reference_source_; }
 
  private:
   void call_reference(const torch::jit::Stack& inputs);
   void call_candidate(const torch::jit::Stack& inputs);
-  util::BaselineKey baseline_key(const data::InputRecord& input, const std::string& mode) const;
-  std::optional<timing::PairedTiming> with_cached_reference(const data::InputRecord& input,
-                                                            const std::function<void()>& candidate);
-  void store_reference(const data::InputRecord& input, const timing::Timing& reference);
+  // Both sides timed (the reference from the baseline cache when it may be);
+  // a Failure when the candidate's calls left stray GPU work or changed global state.
+  std::variant<timing::PairedTiming, Failure> time_both(const data::InputRecord& input, const torch::jit::Stack& inputs);
   uint64_t seed_of(const data::InputRecord& input) const;
   std::variant<check::Comparison, Failure> check_outputs(const data::InputRecord& input);
 
@@ -50,6 +51,7 @@ class OperatorRun {
   const std::vector<check::Depth> depths_;
   const double floor_ms_;
   std::unordered_set<std::string> passed_;  // args of the correctness tests that passed
+  timing::ReferenceSource reference_source_ = timing::ReferenceSource::timed;
 };
 
 }  // namespace backendbench::runner

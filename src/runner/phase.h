@@ -5,6 +5,8 @@
 #pragma once
 
 #include <functional>
+#include <optional>
+#include <string_view>
 
 namespace backendbench::runner {
 
@@ -15,6 +17,13 @@ enum class Phase {
   compare,    // comparing outputs, checking the operator's contract
   timing,     // timing both sides (bounded by the timing budget)
 };
+
+// "setup", "reference", "candidate", "compare", "timing" (the worker's phase frames).
+const char* to_string(Phase phase);
+std::optional<Phase> phase_from_name(std::string_view name);
+
+// What --test-timeout bounds: the candidate's own calls, and the timing that calls it.
+inline bool bounded_by_test_timeout(Phase phase) { return phase == Phase::candidate || phase == Phase::timing; }
 
 // Called with the phase entered, on the thread that entered it. One listener
 // per process; an empty function removes it.

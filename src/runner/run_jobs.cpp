@@ -4,6 +4,8 @@
 
 #include "report/progress.h"
 #include "runner/executor.h"
+#include "runner/phase.h"
+#include "runner/time_split.h"
 #include "util/log.h"
 
 namespace backendbench::runner {
@@ -64,7 +66,18 @@ Execute in_process(backends::Backend& backend, const RunOptions& options, double
   return [&backend, &options, launch_floor_ms](const std::vector<TestJob>& jobs, const std::vector<size_t>& todo,
                                                const OnFinished& on_finished) {
     TestExecutor executor(backend, options, launch_floor_ms);
-    for (size_t index : todo) on_finished(index, executor.run(jobs[index]));
+    PhaseClock clock;
+    set_phase_listener([&clock](Phase p) { clock.entered(p); });
+    const struct StopListening {
+      ~StopListening() { set_phase_listener({}); }
+    } stop_listening;
+    for (size_t index : todo) {
+      clock.start(PhaseClock::Clock::now());
+      clock.entered(Phase::setup);
+      TestOutcome outcome = executor.run(jobs[index]);
+      outcome.time = clock.stop();
+      on_finished(index, outcome);
+    }
   };
 }
 

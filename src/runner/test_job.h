@@ -11,6 +11,7 @@
 
 #include "data/inputs.h"
 #include "report/results.h"
+#include "runner/time_split.h"
 #include "suite/suite.h"
 
 namespace backendbench::runner {
@@ -39,6 +40,8 @@ struct TestOutcome {
   std::optional<report::CorrectnessResult> correctness;  // for correctness jobs
   std::optional<report::PerformanceResult> performance;  // for performance jobs
   double launch_floor_ms = 0;  // the floor the test's overhead figures used
+  PhaseTimes time;             // where the test's time went, as measured where it ran
+  std::string reference_source;  // performance tests: "timed", "cached" or "audited" (timing/baseline.h)
 };
 
 // Called as each test finishes, with its position in the job list.

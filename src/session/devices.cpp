@@ -1,5 +1,6 @@
 #include "session/devices.h"
 
+#include <algorithm>
 #include <map>
 
 #include <ATen/Context.h>
@@ -33,7 +34,7 @@ c10::Device choose_device(const std::string& requested) {
   return *device;
 }
 
-std::vector<c10::Device> worker_devices(c10::Device device, std::optional<size_t> count,
+std::vector<c10::Device> worker_devices(c10::Device device, std::optional<size_t> count, size_t per_device,
                                         const std::vector<int>& cuda_devices, bool pinned, bool device_named_index) {
   if (count && *count == 0) return {};
   std::vector<c10::Device> devices;
@@ -54,7 +55,7 @@ std::vector<c10::Device> worker_devices(c10::Device device, std::optional<size_t
     if (!cuda_devices.empty()) throw RequestError("--devices names CUDA devices; the run is on " + device.str());
     devices.push_back(device);
   }
-  const size_t workers = count.value_or(devices.size());
+  const size_t workers = count.value_or(devices.size() * std::max<size_t>(per_device, 1));
   std::vector<c10::Device> per_worker;
   for (size_t w = 0; w < workers; ++w) per_worker.push_back(devices[w % devices.size()]);
   return per_worker;

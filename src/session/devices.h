@@ -14,12 +14,12 @@ namespace backendbench::session {
 // malformed name).
 c10::Device choose_device(const std::string& requested);
 
-// One device per worker process: `count` workers (default one per device)
-// dealt over `cuda_devices` (default every visible GPU; only `device` when
-// `pinned` or when it names an index) or over the CPU. Empty when count is 0
-// (the tests run in this process). Throws RequestError for a device index that
-// does not exist.
-std::vector<c10::Device> worker_devices(c10::Device device, std::optional<size_t> count,
+// One device per worker process: `count` workers (default `per_device` on
+// each device) dealt over `cuda_devices` (default every visible GPU; only
+// `device` when `pinned` or when it names an index) or over the CPU. Empty
+// when count is 0 (the tests run in this process). Throws RequestError for a
+// device index that does not exist.
+std::vector<c10::Device> worker_devices(c10::Device device, std::optional<size_t> count, size_t per_device,
                                         const std::vector<int>& cuda_devices, bool pinned, bool device_named_index);
 
 // "cuda:0 x2, cuda:1": how many workers run on each device.

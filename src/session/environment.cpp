@@ -20,17 +20,17 @@ std::string gpu_description(c10::Device device) {
          " MHz";
 }
 
-runner::BaselineStore baseline_store(c10::Device device, const std::filesystem::path& dir,
-                                     std::unique_ptr<util::BaselineCache>& cache) {
-  cache = std::make_unique<util::BaselineCache>(dir);
-  runner::BaselineStore store{.cache = cache.get()};
-  store.torch_version = torch_version();
+Baselines open_baselines(c10::Device device, const std::filesystem::path& dir, timing::BaselinePolicy policy) {
+  Baselines b;
+  b.cache = std::make_unique<timing::BaselineCache>(dir);
+  std::string gpu = "cpu", driver;
   if (device.is_cuda()) {
-    const timing::GpuMonitor gpu(device.index());
-    store.gpu = gpu.available() ? gpu.name() : "cuda";
-    store.driver = gpu.driver_version();
+    const timing::GpuMonitor monitor(device.index());
+    gpu = monitor.available() ? monitor.name() : "cuda";
+    driver = monitor.driver_version();
   }
-  return store;
+  b.store = std::make_unique<timing::BaselineStore>(*b.cache, gpu, driver, torch_version(), policy);
+  return b;
 }
 
 }  // namespace backendbench::session

@@ -8,8 +8,7 @@
 
 #include <c10/core/Device.h>
 
-#include "runner/evaluate.h"
-#include "util/baseline_cache.h"
+#include "timing/baseline.h"
 
 namespace backendbench::session {
 
@@ -19,9 +18,12 @@ std::string torch_version();
 // The GPU, its driver and clocks as NVML reports them ("" on the CPU or without NVML).
 std::string gpu_description(c10::Device device);
 
-// The baseline store for a run on `device`: the cache in `dir` (opened here
-// and kept in `cache`) keyed by the GPU and driver NVML reports and this torch.
-runner::BaselineStore baseline_store(c10::Device device, const std::filesystem::path& dir,
-                                     std::unique_ptr<util::BaselineCache>& cache);
+// A run's reference timings on `device`: the cache in `dir`, keyed by the GPU
+// and driver NVML reports and this torch.
+struct Baselines {
+  std::unique_ptr<timing::BaselineCache> cache;
+  std::unique_ptr<timing::BaselineStore> store;
+};
+Baselines open_baselines(c10::Device device, const std::filesystem::path& dir, timing::BaselinePolicy policy = {});
 
 }  // namespace backendbench::session

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <map>
 #include <memory>
 
 #include <nlohmann/json.hpp>
@@ -16,6 +17,7 @@
 #include "session/environment.h"
 #include "session/run_share.h"
 #include "session/suites.h"
+#include "timing/gpu_activity.h"
 #include "util/log.h"
 #include "workers/pool.h"
 
@@ -62,17 +64,56 @@ nlohmann::ordered_json journal_header(const RunRequest& r, const runner::RunOpti
           {"shard", r.shard ? r.shard->describe() : ""}};
 }
 
+bool reuses_baselines(const RunRequest& r, c10::Device device) { return r.baseline_cache.value_or(device.is_cuda()); }
+
+// Adds up where the tests' time went and where their reference timings came from.
+class RunTally final : public runner::RunObserver {
+ public:
+  void on_finished(const runner::TestJob&, const runner::TestOutcome& o) override {
+    split.tests += o.time;
+    ++split.tests_run;
+    if (!o.reference_source.empty()) ++sources[o.reference_source];
+  }
+  runner::TimeSplit split;
+  std::map<std::string, size_t> sources;  // "cached", "audited", "timed" -> tests
+};
+
+// What the baseline cache did in this run, for the environment.
+std::string baseline_note(bool reused, const std::map<std::string, size_t>& sources,
+                          const std::optional<std::string>& dropped) {
+  if (!reused) return "not reused (--no-baseline-cache, or a CPU run without --baseline-cache)";
+  const auto count = [&](const char* source) {
+    const auto it = sources.find(source);
+    return std::to_string(it == sources.end() ? 0 : it->second);
+  };
+  std::string note = count("cached") + " references from the cache, " + count("audited") + " audited (timed again), " +
+                     count("timed") + " timed";
+  if (dropped) note += "; dropped for the rest of the run: " + *dropped;
+  return note;
+}
+
+// `on_finished` with the time it takes (the journal and the observers) added to `ms`.
+runner::OnFinished timed(const runner::OnFinished& on_finished, double& ms) {
+  return [&on_finished, &ms](size_t index, const runner::TestOutcome& outcome) {
+    const auto start = std::chrono::steady_clock::now();
+    on_finished(index, outcome);
+    ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  };
+}
+
 workers::PoolOptions pool_options(const RunRequest& r, const runner::RunOptions& run, const suite::Suite& suite,
                                   const std::vector<c10::Device>& devices) {
   workers::PoolOptions pool;
   for (const auto& d : devices) pool.worker_devices.push_back(d.str());
   pool.test_timeout_s = r.workers.test_timeout_s.value_or(suite.test_timeout_s);
+  // A hang outside the candidate's phases (making inputs, the reference) is caught too, later.
+  pool.overall_timeout_s = std::max(10 * pool.test_timeout_s, pool.test_timeout_s + 120);
   pool.executable = r.workers.executable;
   pool.config = {.backend = r.backend,
                  .seed = run.seed,
                  .tolerance = run.tolerance,
                  .timing = run.timing,
-                 .baseline_cache = r.baseline_cache,
+                 .baseline_cache = reuses_baselines(r, run.device),
                  .log_level = std::string(log::level_name(log::level())),
                  .memory_limit_mb = r.workers.memory_limit_mb,
                  .cpu_limit_s = r.workers.cpu_limit_s};
@@ -98,11 +139,16 @@ RunOutcome run(const RunRequest& r, std::span<runner::RunObserver* const> observ
     throw RequestError("--cuda-graphs needs a CUDA device (this run is on " + run.device.str() + ")");
   }
   run.timing.cuda_graphs = r.cuda_graphs;
-  const std::vector<c10::Device> devices = worker_devices(run.device, r.workers.count, r.workers.cuda_devices,
-                                                          share.one_device(), r.device.find(':') != std::string::npos);
+  if (r.workers.per_device && !run.device.is_cuda()) {
+    throw RequestError("--workers-per-gpu: the run is on " + run.device.str() + "; --num-workers sets its workers");
+  }
+  const std::vector<c10::Device> devices =
+      worker_devices(run.device, r.workers.count, r.workers.per_device.value_or(1), r.workers.cuda_devices,
+                     share.one_device(), r.device.find(':') != std::string::npos);
   suite::Suite suite = load_suite(r.suite, run.device);
   RunOutcome outcome;
   outcome.info = {.command = r.command_line, .environment = environment(r, run, suite)};  // of the whole suite
+  if (run.device.is_cuda()) outcome.info.environment["gpu_timing"] = timing::gpu_timing_source(run.device);
   share.describe(outcome.info.environment);
   share.select(suite);
 
@@ -127,24 +173,47 @@ RunOutcome run(const RunRequest& r, std::span<runner::RunObserver* const> observ
   runner::ProgressLine progress;
   std::vector<runner::RunObserver*> watching{&progress};
   watching.insert(watching.end(), observers.begin(), observers.end());
+  RunTally tally;
+  watching.push_back(&tally);
   const std::vector<runner::TestJob> jobs = runner::make_jobs(suite);
+  const bool reuse = reuses_baselines(r, run.device);
+  std::optional<std::string> baseline_dropped;
+  const auto start = std::chrono::steady_clock::now();
   if (devices.empty()) {
     // In this process: the reference timings come from the cache and the floor is measured here.
-    std::unique_ptr<util::BaselineCache> cache;
-    if (r.baseline_cache) run.baseline = baseline_store(run.device, util::BaselineCache::default_dir(), cache);
+    session::Baselines baselines;
+    if (reuse) {
+      baselines = open_baselines(run.device, timing::BaselineCache::default_dir());
+      run.baseline = baselines.store.get();
+    }
     const double floor_ms = runner::measure_launch_floor(run.device, run.timing);
-    outcome.results = runner::run_jobs(jobs, journal.get(), runner::in_process(*backend, run, floor_ms), watching);
+    const runner::Execute here = runner::in_process(*backend, run, floor_ms);
+    outcome.results = runner::run_jobs(
+        jobs, journal.get(),
+        [&](const auto& all, const auto& todo, const auto& on_finished) {
+          here(all, todo, timed(on_finished, tally.split.run_io_ms));
+        },
+        watching);
+    if (baselines.store) baseline_dropped = baselines.store->dropped();
   } else {
     backend->prepare();  // compiled kernels go to the cache, where every worker finds them
-    const workers::PoolOptions pool = pool_options(r, run, suite, devices);
+    workers::PoolOptions pool = pool_options(r, run, suite, devices);
+    pool.on_baseline_dropped = [&](const std::string& reason) { baseline_dropped = reason; };
     BB_LOG(info) << devices.size() << " worker process(es) on " << describe_devices(devices);
     outcome.results = runner::run_jobs(
         jobs, journal.get(),
         [&](const auto& all, const auto& todo, const auto& on_finished) {
-          workers::run_in_workers(all, todo, pool, on_finished);
+          workers::run_in_workers(all, todo, pool, timed(on_finished, tally.split.run_io_ms));
         },
         watching);
+    tally.split.workers = devices.size();
   }
+  tally.split.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  outcome.time_split = tally.split;
+  outcome.info.environment["workers"] = devices.empty() ? "none (tests in the run's process)" : describe_devices(devices);
+  outcome.info.environment["baseline_cache"] = baseline_note(reuse, tally.sources, baseline_dropped);
+  outcome.info.environment["time_split"] = to_json(tally.split);
+  BB_LOG(info) << "time split: " << describe(tally.split);
   for (const auto& e : suite.excluded) {
     outcome.results.excluded.push_back(
         {ops::parse_operator_name(e.record.op_name).short_name(), e.record.args_text, e.reason});

@@ -17,6 +17,7 @@
 #include "report/results.h"
 #include "report/run_folder.h"
 #include "report/scores.h"
+#include "runner/time_split.h"
 #include "runner/observer.h"
 #include "suite/shard.h"
 #include "suite/suite.h"
@@ -33,7 +34,8 @@ class RequestError : public std::invalid_argument {
 
 // Where the tests run: worker processes (isolation) or this process.
 struct WorkerSpec {
-  std::optional<size_t> count;        // 0: in this process; default: one per device
+  std::optional<size_t> count;        // 0: in this process; default: per_device on each device
+  std::optional<size_t> per_device;   // workers sharing one GPU (their timings take turns: workers/device_lock.h); default 1
   std::vector<int> cuda_devices;      // default: every visible GPU, or the one `device` names
   std::optional<double> test_timeout_s;  // default: the suite's
   size_t memory_limit_mb = 0;         // RLIMIT_AS beyond a worker's start-up; 0: none
@@ -50,7 +52,9 @@ struct RunRequest {
   // The run folder. nullopt: none is written; an empty path: backendbench_output_<timestamp>.
   std::optional<std::filesystem::path> log_dir = std::filesystem::path();
   bool resume = false;  // take finished tests from the folder's journal
-  bool baseline_cache = true;
+  // Reuse reference timings from the cache (timing/baseline.h); default: on a
+  // GPU yes, on the CPU no (CPU timings move with the machine's other work).
+  std::optional<bool> baseline_cache;
   bool cuda_graphs = false;
   std::optional<suite::Shard> shard;
   WorkerSpec workers;
@@ -62,6 +66,7 @@ struct RunOutcome {
   report::RunInfo info;
   report::Scores scores;
   std::optional<std::filesystem::path> folder;  // where the run folder was written
+  runner::TimeSplit time_split;                 // where this process's run spent its time
   // False on MPI ranks other than 0: their results went to rank 0, which reports them.
   bool reporting = true;
 };

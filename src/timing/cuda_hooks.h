@@ -19,6 +19,10 @@ bool built_with_cuda();
 // Bytes of L2 cache on the device (0 when unknown): sizes the flush buffer.
 int64_t l2_cache_bytes(c10::Device device);
 
+// The device's PCI bus id ("0000:3b:00.0"; "" when unknown): names the GPU
+// itself, whatever CUDA_VISIBLE_DEVICES numbers it as.
+std::string pci_bus_id(c10::Device device);
+
 // Holds a stream: work queued on it after construction does not start until
 // release(), so host launch gaps between queued samples do not enter the
 // timed spans (nvbench's blocking-kernel idea, done with a host function).

@@ -11,6 +11,7 @@
 #include <c10/core/impl/VirtualGuardImpl.h>
 
 #include "timing/cuda_hooks.h"
+#include "timing/gpu_activity.h"
 #include "timing/gpu_environment.h"
 
 namespace backendbench::timing {
@@ -45,11 +46,39 @@ class CountsTowardsTiming {
   Clock::time_point start_;
 };
 
+// One side of a timing: its call, the samples drawn and when to stop.
+struct Side {
+  Side(const Fn& call, const TimingOptions& o) : fn(call) { reset(o); }
+  void reset(const TimingOptions& o) {
+    samples.clear();
+    stop = make_stopping_criterion(o.stopping, o.target_relative_ci);
+  }
+  void add(double ms) {
+    samples.push_back(ms);
+    stop->add(ms);
+  }
+  // Pinned down: enough samples and the criterion is met.
+  bool converged(const TimingOptions& o) const { return samples.size() >= o.min_samples && stop->done(); }
+  void note_stray(const std::string& stray) {
+    if (!stray.empty() && stray_work.empty()) stray_work = stray;
+  }
+
+  const Fn& fn;
+  std::vector<double> samples;
+  std::unique_ptr<StoppingCriterion> stop;
+  std::string stray_work;
+};
+
 // Draws batches of samples of one call on one device.
 class Sampler {
  public:
-  Sampler(c10::Device device, const TimingOptions& o) : device_(device), o_(o) {
+  // `watch`: record the GPU work of the calls (CUPTI), where possible. GPU
+  // work other threads launch meanwhile is `owner`'s stray work, whichever
+  // side's batch it shows up in (the reference is ATen: it starts no threads).
+  Sampler(c10::Device device, const TimingOptions& o, bool watch, Side* owner = nullptr)
+      : device_(device), o_(o), owner_(owner) {
     if (device_.is_cpu()) return;
+    if (watch && o_.cupti && device_.is_cuda()) open_window();
     c10::impl::VirtualGuardImpl guard(device_.type());
     stream_ = guard.getStream(device_);
     for (size_t i = 0; i < o_.batch; ++i) {
@@ -72,7 +101,7 @@ class Sampler {
     }
     // First uses load modules and create events, which may wait for the
     // device: do them now, not while a batch holds the stream.
-    flush();
+    engine_flush();
     for (size_t i = 0; i < o_.batch; ++i) {
       starts_[i].record(*stream_);
       ends_[i].record(*stream_);
@@ -80,18 +109,43 @@ class Sampler {
     ends_.back().synchronize();
   }
 
-  // Appends up to `count` samples of `fn`; false (and nothing appended) when
-  // the stream hold timed out because `fn` synchronized with the host. A batch
-  // during which the driver reports the SM clock slowed (power or thermal
-  // limits) is drawn again, a few times at most.
-  bool sample(const Fn& fn, size_t count, bool hold, std::vector<double>& out) {
+  // Appends up to `count` samples of the side's call; false (and nothing
+  // appended) when the stream hold timed out because the call synchronized
+  // with the host. A batch during which the driver reports the SM clock
+  // slowed (power or thermal limits) is drawn again, a few times at most.
+  bool sample(Side& side, size_t count, bool hold) {
     for (int attempt = 0;; ++attempt) {
-      const size_t before = out.size();
-      if (!sample_once(fn, count, hold, out)) return false;
-      if (attempt >= kThrottleRetries || !monitor_ || !monitor_->throttled().value_or(false)) return true;
-      out.resize(before);
+      std::vector<double> drawn;
+      if (!sample_once(side, count, hold, drawn)) return false;
+      if (attempt >= kThrottleRetries || !monitor_ || !monitor_->throttled().value_or(false)) {
+        for (double ms : drawn) side.add(ms);
+        return true;
+      }
       ++throttled_batches_;
     }
+  }
+
+  // `count` untimed calls (watched where the calls are).
+  void warm_up(Side& side, size_t count) {
+    std::vector<uint64_t> tags;
+    for (size_t i = 0; i < count; ++i) {
+      if (window_) tags.push_back(window_->run_tagged(side.fn));
+      else side.fn();
+    }
+    settle(side, tags);
+  }
+
+  // Dispatch-mode samples are drawn unwatched (recording costs every launch
+  // host time, more for calls that launch more); one watched call after them
+  // still sees what the calls leave behind.
+  void stop_watching() {
+    window_.reset();
+    pause_gpu_activity();
+  }
+  void watch_once(Side& side) {
+    if (!device_.is_cuda() || !o_.cupti) return;
+    open_window();
+    warm_up(side, 1);
   }
 
   // Queues the L2 flush (nothing when flushing is off or on the CPU).
@@ -109,25 +163,66 @@ class Sampler {
  private:
   static constexpr int kThrottleRetries = 3;
 
-  bool sample_once(const Fn& fn, size_t count, bool hold, std::vector<double>& out) {
+  // The flush, recorded as the engine's own work while the calls are watched.
+  void engine_flush() {
+    if (window_) window_->run_engine([&] { flush(); });
+    else flush();
+  }
+
+  void open_window() {
+    window_.emplace(device_);
+    if (!window_->active()) window_.reset();
+  }
+
+  // Waits for the calls `tags` and notes the stray work they left.
+  void settle(Side& side, const std::vector<uint64_t>& tags) {
+    if (!window_) {
+      synchronize(device_);
+      return;
+    }
+    note(side, window_->collect(), tags);
+  }
+
+  void note(Side& side, const WindowWork& work, const std::vector<uint64_t>& tags) {
+    side.note_stray(describe_off_stream(work, tags));
+    if (owner_) owner_->note_stray(describe_foreign(work));
+  }
+
+  bool sample_once(Side& side, size_t count, bool hold, std::vector<double>& out) {
     count = std::min(count, o_.batch);
     if (device_.is_cpu()) {
       for (size_t i = 0; i < count; ++i) {
         const auto start = Clock::now();
-        fn();
+        side.fn();
         out.push_back(ms_since(start));
       }
       return true;
     }
+    const bool by_records = hold && window_.has_value();
+    std::vector<uint64_t> tags;
     std::optional<cuda::StreamHold> held;
     if (hold) held.emplace(*stream_, kHoldTimeout);
     for (size_t i = 0; i < count; ++i) {
-      flush();
+      if (hold || o_.dispatch_l2_flush) engine_flush();
+      if (by_records) {
+        tags.push_back(window_->run_tagged(side.fn));
+        continue;
+      }
       starts_[i].record(*stream_);
-      fn();
+      side.fn();
       ends_[i].record(*stream_);
     }
     if (held) held->release();
+    if (by_records) {
+      const WindowWork work = window_->collect();  // waits for the device: work on every stream
+      if (held->timed_out()) return false;
+      note(side, work, tags);
+      for (uint64_t tag : tags) {
+        const auto it = work.calls.find(tag);
+        out.push_back(it == work.calls.end() ? 0.0 : it->second.span_ms());
+      }
+      return true;
+    }
     ends_[count - 1].synchronize();
     if (held && held->timed_out()) return false;
     for (size_t i = 0; i < count; ++i) out.push_back(starts_[i].elapsedTime(ends_[i]));
@@ -136,6 +231,8 @@ class Sampler {
 
   c10::Device device_;
   TimingOptions o_;
+  Side* owner_;                           // of other threads' GPU work
+  std::optional<ActivityWindow> window_;  // while the calls are watched
   std::optional<c10::Stream> stream_;
   std::vector<c10::Event> starts_, ends_;  // the event pool, reused batch after batch
   at::Tensor flush_, flush_sum_;
@@ -143,70 +240,56 @@ class Sampler {
   size_t throttled_batches_ = 0;
 };
 
-// The mode to time `fn` in on a GPU: kernel time when it launches measurable
+// The mode to time a side in on a GPU: kernel time when it launches measurable
 // GPU work and does not wait for the host, dispatch-inclusive time otherwise.
 // The probe's samples are kept when they count (kernel mode).
-bool use_kernel_mode(Sampler& sampler, const Fn& fn, const TimingOptions& o, std::vector<double>& samples) {
+bool use_kernel_mode(Sampler& sampler, Side& side, const TimingOptions& o) {
   if (!o.hold_stream || !cuda::built_with_cuda()) return false;
-  std::vector<double> probe;
-  if (!sampler.sample(fn, o.batch, /*hold=*/true, probe)) return false;
-  if (summarize(probe).median < o.kernel_floor_ms) return false;
-  samples = std::move(probe);
-  return true;
+  if (!sampler.sample(side, o.batch, /*hold=*/true)) return false;
+  if (summarize(side.samples).median >= o.kernel_floor_ms) return true;
+  side.reset(o);
+  return false;
 }
 
-// A target of 0 never converges: the budget or max_samples ends the timing
-// (a call too short for the clock gives identical samples, an interval of 0).
-bool converged(const std::vector<double>& samples, const TimingOptions& o) {
-  if (samples.size() < o.min_samples || o.target_relative_ci <= 0) return false;
-  return summarize(samples).relative_ci_width() <= o.target_relative_ci;
-}
-
-// Samples `fn` until its median is pinned down, `max_samples` are drawn or
+// Samples a side until its median is pinned down, `max_samples` are drawn or
 // `budget_ms` since `start` is spent. False, with the samples cleared, when a
-// held batch timed out (`fn` synchronizes).
-bool sample_until_done(Sampler& sampler, const Fn& fn, bool hold, const TimingOptions& o, double budget_ms,
-                       Clock::time_point start, std::vector<double>& samples) {
-  while (samples.size() < o.max_samples) {
-    if (!sampler.sample(fn, std::min(o.batch, o.max_samples - samples.size()), hold, samples)) {
-      samples.clear();
+// held batch timed out (the call synchronizes).
+bool sample_until_done(Sampler& sampler, Side& side, bool hold, const TimingOptions& o, double budget_ms,
+                       Clock::time_point start) {
+  while (side.samples.size() < o.max_samples) {
+    if (!sampler.sample(side, std::min(o.batch, o.max_samples - side.samples.size()), hold)) {
+      side.reset(o);
       return false;
     }
-    if (samples.size() >= o.min_samples && (converged(samples, o) || ms_since(start) >= budget_ms)) break;
+    if (side.samples.size() >= o.min_samples && (side.converged(o) || ms_since(start) >= budget_ms)) break;
   }
   return true;
 }
 
-// The same for two calls, batch by batch, A then B, so that slow drift affects
+// The same for two sides, batch by batch, A then B, so that slow drift affects
 // both alike (B first when `a` starts a batch ahead, as after the mode probe).
-bool sample_alternately(Sampler& sampler, const Fn& reference, const Fn& candidate, bool hold,
-                        const TimingOptions& o, double budget_ms, Clock::time_point start, std::vector<double>& a,
-                        std::vector<double>& b) {
+bool sample_alternately(Sampler& sampler, Side& a, Side& b, bool hold, const TimingOptions& o, double budget_ms,
+                        Clock::time_point start) {
   const auto fail = [&] {
-    a.clear();
-    b.clear();
+    a.reset(o);
+    b.reset(o);
     return false;
   };
-  while (a.size() < o.max_samples || b.size() < a.size()) {
-    if (b.size() < a.size()) {
-      if (!sampler.sample(candidate, a.size() - b.size(), hold, b)) return fail();
+  while (a.samples.size() < o.max_samples || b.samples.size() < a.samples.size()) {
+    if (b.samples.size() < a.samples.size()) {
+      if (!sampler.sample(b, a.samples.size() - b.samples.size(), hold)) return fail();
       continue;
     }
-    const size_t count = std::min(o.batch, o.max_samples - a.size());
-    if (!sampler.sample(reference, count, hold, a) || !sampler.sample(candidate, count, hold, b)) return fail();
-    const bool enough = a.size() >= o.min_samples && b.size() >= o.min_samples;
-    if (enough && ((converged(a, o) && converged(b, o)) || ms_since(start) >= budget_ms)) break;
+    const size_t count = std::min(o.batch, o.max_samples - a.samples.size());
+    if (!sampler.sample(a, count, hold) || !sampler.sample(b, count, hold)) return fail();
+    const bool enough = a.samples.size() >= o.min_samples && b.samples.size() >= o.min_samples;
+    if (enough && ((a.converged(o) && b.converged(o)) || ms_since(start) >= budget_ms)) break;
   }
   return true;
 }
 
-void warm_up(c10::Device device, const Fn& fn, size_t count) {
-  for (size_t i = 0; i < count; ++i) fn();
-  synchronize(device);
-}
-
-std::string mode_name(c10::Device device, bool kernel_mode) {
-  return device.is_cpu() ? "host" : kernel_mode ? "kernel" : "dispatch";
+TimingMode mode_of(c10::Device device, bool kernel_mode) {
+  return device.is_cpu() ? TimingMode::host : kernel_mode ? TimingMode::kernel : TimingMode::dispatch;
 }
 
 // Per-call statistics of graph replays of `calls` calls each.
@@ -216,6 +299,15 @@ SampleStats per_call(std::vector<double> replays, size_t calls) {
 }
 
 }  // namespace
+
+std::string to_string(TimingMode mode) {
+  switch (mode) {
+    case TimingMode::kernel: return "kernel";
+    case TimingMode::dispatch: return "dispatch";
+    case TimingMode::host: return "host";
+  }
+  return "?";
+}
 
 std::string to_string(L2FlushMethod method) { return method == L2FlushMethod::read ? "read" : "zero"; }
 
@@ -233,32 +325,39 @@ void synchronize(c10::Device device) {
 
 Timing time_call(c10::Device device, const Fn& fn, const TimingOptions& o) {
   const CountsTowardsTiming counted;
-  warm_up(device, fn, o.warmup);
-  Sampler sampler(device, o);
+  Side side(fn, o);
+  Sampler sampler(device, o, /*watch=*/true, &side);
+  sampler.warm_up(side, o.warmup);
   const auto start = Clock::now();
-  std::vector<double> samples;
-  bool kernel_mode = !device.is_cpu() && use_kernel_mode(sampler, fn, o, samples);
-  while (!sample_until_done(sampler, fn, kernel_mode, o, o.budget_ms, start, samples)) {
+  bool kernel_mode = !device.is_cpu() && use_kernel_mode(sampler, side, o);
+  if (!kernel_mode) sampler.stop_watching();
+  while (!sample_until_done(sampler, side, kernel_mode, o, o.budget_ms, start)) {
     kernel_mode = false;  // fn synchronizes: time it as a caller waits for it
+    sampler.stop_watching();
   }
-  return {summarize(std::move(samples)), mode_name(device, kernel_mode)};
+  if (!kernel_mode) sampler.watch_once(side);
+  return {summarize(std::move(side.samples)), mode_of(device, kernel_mode), side.stray_work};
 }
 
 PairedTiming time_pair(c10::Device device, const Fn& reference, const Fn& candidate, const TimingOptions& o) {
   PairedTiming paired;
   {
     const CountsTowardsTiming counted;
-    warm_up(device, reference, o.warmup);
-    warm_up(device, candidate, o.warmup);
-    Sampler sampler(device, o);
+    Side a(reference, o), b(candidate, o);
+    Sampler sampler(device, o, /*watch=*/true, &b);
+    sampler.warm_up(a, o.warmup);
+    sampler.warm_up(b, o.warmup);
     const auto start = Clock::now();
-    std::vector<double> a, b;
-    bool kernel_mode = !device.is_cpu() && use_kernel_mode(sampler, reference, o, a);
-    while (!sample_alternately(sampler, reference, candidate, kernel_mode, o, 2 * o.budget_ms, start, a, b)) {
+    bool kernel_mode = !device.is_cpu() && use_kernel_mode(sampler, a, o);
+    if (!kernel_mode) sampler.stop_watching();
+    while (!sample_alternately(sampler, a, b, kernel_mode, o, 2 * o.budget_ms, start)) {
       kernel_mode = false;
+      sampler.stop_watching();
     }
-    const std::string mode = mode_name(device, kernel_mode);
-    paired = pair_of({summarize(std::move(a)), mode}, {summarize(std::move(b)), mode});
+    if (!kernel_mode) sampler.watch_once(b);
+    const TimingMode mode = mode_of(device, kernel_mode);
+    paired = pair_of({summarize(std::move(a.samples)), mode, a.stray_work},
+                     {summarize(std::move(b.samples)), mode, b.stray_work});
   }
   if (o.cuda_graphs) {
     const double per_call_ms = std::min(paired.reference.median_ms(), paired.candidate.median_ms());
@@ -289,17 +388,17 @@ std::pair<GraphTiming, GraphTiming> time_graph_pair(c10::Device device, const Fn
   b.error = graph_b.error();
   const Fn replay_a = [&] { graph_a.replay(); };
   const Fn replay_b = [&] { graph_b.replay(); };
-  Sampler sampler(device, o);
+  // Replays are timed with events: the calls inside were watched when timed eagerly.
+  Sampler sampler(device, o, /*watch=*/false);
   const auto start = Clock::now();
-  std::vector<double> samples_a, samples_b;
+  Side side_a(replay_a, o), side_b(replay_b, o);
   bool sampled = true;
   if (a.error.empty() && b.error.empty()) {
-    sampled = sample_alternately(sampler, replay_a, replay_b, /*hold=*/true, o, 2 * o.budget_ms, start, samples_a,
-                                 samples_b);
+    sampled = sample_alternately(sampler, side_a, side_b, /*hold=*/true, o, 2 * o.budget_ms, start);
   } else if (a.error.empty()) {
-    sampled = sample_until_done(sampler, replay_a, /*hold=*/true, o, o.budget_ms, start, samples_a);
+    sampled = sample_until_done(sampler, side_a, /*hold=*/true, o, o.budget_ms, start);
   } else if (b.error.empty()) {
-    sampled = sample_until_done(sampler, replay_b, /*hold=*/true, o, o.budget_ms, start, samples_b);
+    sampled = sample_until_done(sampler, side_b, /*hold=*/true, o, o.budget_ms, start);
   }
   if (!sampled) {  // a replay does not wait for the host; if it did, say so rather than guess
     const std::string held = "a graph replay held the stream past the timeout";
@@ -307,14 +406,15 @@ std::pair<GraphTiming, GraphTiming> time_graph_pair(c10::Device device, const Fn
     if (b.error.empty()) b.error = held;
     return {a, b};
   }
-  if (!samples_a.empty()) a.stats = per_call(std::move(samples_a), a.calls_per_graph);
-  if (!samples_b.empty()) b.stats = per_call(std::move(samples_b), b.calls_per_graph);
+  if (!side_a.samples.empty()) a.stats = per_call(std::move(side_a.samples), a.calls_per_graph);
+  if (!side_b.samples.empty()) b.stats = per_call(std::move(side_b.samples), b.calls_per_graph);
   return {a, b};
 }
 
 void profile_calls(c10::Device device, const Fn& fn, size_t count, const TimingOptions& o) {
-  warm_up(device, fn, o.warmup);
-  Sampler sampler(device, o);
+  for (size_t i = 0; i < o.warmup; ++i) fn();
+  synchronize(device);
+  Sampler sampler(device, o, /*watch=*/false);
   for (size_t i = 0; i < count; ++i) {
     sampler.flush();
     synchronize(device);

@@ -1,17 +1,23 @@
 // Timing calls on a device.
 //
-// On GPUs every sample is a pair of CUDA events (c10::Event, from a pool)
-// around one call, queued in batches: before each sample the L2 cache is
-// flushed (a buffer the size of the L2 is read, or zeroed), and while a batch is queued the
-// stream is held so the host's launch gaps between samples do not enter the
-// timed spans; one synchronization per batch. That measures the kernels'
+// On GPUs samples are queued in batches: before each sample the L2 cache is
+// flushed (a buffer the size of the L2 is read, or zeroed), and while a batch
+// is queued the stream is held so the host's launch gaps between samples do
+// not enter the timed spans; one synchronization per batch. A sample is the
+// span of the GPU work the call launched, on every stream, from CUPTI's
+// activity records (timing/gpu_activity.h), or, without CUPTI, a pair of CUDA
+// events around the call on the current stream. That measures the kernels'
 // time ("kernel" mode). Calls that do (almost) no GPU work, or that
-// synchronize with the host, are timed without the hold, which then measures
-// what a caller waits for, dispatch included ("dispatch" mode).
+// synchronize with the host, are timed with events around the call without
+// hold or flush, which then measures what a caller waits for, dispatch
+// included ("dispatch" mode). Every call of a timing is watched (warm-ups and
+// kernel-mode samples; in dispatch mode one more call after the samples): GPU
+// work a call leaves on another stream or thread is its side's `stray_work`.
 //
-// Sampling is adaptive: at least `min_samples`, then it stops once the 95%
-// confidence interval of the median is within `target_relative_ci` of it, or
-// the time budget is spent. Reference and candidate are sampled alternately
+// Sampling is adaptive: at least `min_samples`, at most `max_samples`, and in
+// between a stopping criterion (timing/stopping.h; by default the 95%
+// confidence interval of the median within `target_relative_ci` of it) or the
+// time budget ends it. Reference and candidate are sampled alternately
 // (A B A B ...) so that drift in clocks or temperature cancels in the ratio.
 // On the CPU the same statistics come from a steady clock.
 //
@@ -29,6 +35,7 @@
 #include <c10/core/Device.h>
 
 #include "timing/statistics.h"
+#include "timing/stopping.h"
 
 namespace backendbench::timing {
 
@@ -46,7 +53,8 @@ struct TimingOptions {
   size_t max_samples = 500;
   size_t batch = 8;                // samples per synchronization
   double budget_ms = 6.0;          // per timing: stop sampling after this much wall time
-  double target_relative_ci = 0.005;
+  StoppingRule stopping = StoppingRule::median_ci;
+  double target_relative_ci = 0.005;  // the stopping criterion's target
   bool flush_l2 = true;            // GPU: a cold L2 before each sample
   bool hold_stream = true;         // GPU: hold the stream while a batch is queued
   double kernel_floor_ms = 0.005;  // GPU: below this kernel time a call is timed in dispatch mode
@@ -54,11 +62,18 @@ struct TimingOptions {
   L2FlushMethod l2_flush_method = L2FlushMethod::read;
   bool cuda_graphs = false;        // GPU: time_pair also times both sides replayed from CUDA graphs
   double graph_replay_ms = 0.1;    // GPU: calls per graph chosen so that one replay takes about this long
+  bool cupti = true;               // GPU: kernel mode by CUPTI's records, and every call watched, where CUPTI works
+  bool dispatch_l2_flush = false;  // GPU: flush before dispatch-mode samples too (the flush's GPU time then
+                                   // hides up to as much of a call's dispatch)
 };
+
+enum class TimingMode { kernel, dispatch, host };
+std::string to_string(TimingMode mode);  // "kernel", "dispatch", "host"
 
 struct Timing {
   SampleStats stats;
-  std::string mode;  // "kernel", "dispatch" (GPU) or "host" (CPU)
+  TimingMode mode = TimingMode::host;
+  std::string stray_work;  // GPU work its calls left on another stream or thread, in words ("" when none)
   double median_ms() const { return stats.median; }
 };
 

@@ -7,11 +7,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <deque>
 #include <optional>
 #include <unordered_map>
 
 #include "runner/job_json.h"
+#include "runner/phase.h"
 #include "util/log.h"
 #include "workers/frames.h"
 #include "workers/process.h"
@@ -25,6 +27,24 @@ using Json = nlohmann::ordered_json;
 
 std::chrono::milliseconds seconds(double s) { return std::chrono::milliseconds(static_cast<int64_t>(s * 1000)); }
 
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+bool bounded(const std::string& phase) {
+  const auto p = runner::phase_from_name(phase);
+  return p && runner::bounded_by_test_timeout(*p);
+}
+
+// "the candidate's calls", for messages about where a test hung.
+std::string phase_in_words(const std::string& phase) {
+  if (phase == "setup") return "setup (making inputs, loading the kernel)";
+  if (phase == "reference") return "the ATen reference";
+  if (phase == "candidate") return "the candidate's calls";
+  if (phase == "compare") return "comparing outputs";
+  if (phase == "timing") return "timing";
+  if (phase == "waiting") return "waiting for the device";
+  return phase;
+}
+
 // One worker process and what it is doing.
 struct Slot {
   enum class State { stopped, starting, idle, loading, running };
@@ -32,12 +52,24 @@ struct Slot {
   Process process;
   FrameBuffer frames;
   State state = State::stopped;
-  Clock::time_point deadline;
+  Clock::time_point deadline;  // starting and loading: when they time out
+  // Running: the test's phase (a runner::Phase name, or "waiting" for the
+  // device), since when, and the time its candidate's phases have used.
+  std::string phase;
+  Clock::time_point phase_since, overall_deadline;
+  double bounded_s = 0;
   std::optional<size_t> job;  // index into the jobs, while one is in flight
   int start_failures = 0;
   std::string start_error;    // why the last start failed
   bool given_up = false;
 };
+
+// "3", "2.5": seconds as people write them.
+std::string seconds_text(double s) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", s);
+  return text;
+}
 
 // Why a worker that died under a test died, with a hint at the usual cause.
 std::string crash_reason(int status) {
@@ -52,8 +84,8 @@ class Pool {
  public:
   Pool(const std::vector<runner::TestJob>& jobs, const std::vector<size_t>& todo, const PoolOptions& options,
        const runner::OnFinished& on_finished)
-      : jobs_(jobs), options_(options), on_finished_(on_finished), pending_(todo.begin(), todo.end()),
-        remaining_(todo.size()), losses_(jobs.size(), 0) {
+      : jobs_(jobs), options_(options), config_(options.config), on_finished_(on_finished),
+        pending_(todo.begin(), todo.end()), remaining_(todo.size()), losses_(jobs.size(), 0) {
     executable_ = options.executable.empty() ? self_executable() : options.executable;
     // Longest first, so that no long test is left for the end while other
     // workers idle: correctness tests (their results spare the performance
@@ -101,7 +133,7 @@ class Pool {
       start_failed(slot, e.what());
       return;
     }
-    WorkerConfig config = options_.config;
+    WorkerConfig config = config_;
     config.device = slot.device;
     if (!send_frame(slot.process.socket, to_json(config).dump())) {
       start_failed(slot, describe_exit(reap(slot.process, 2000)));
@@ -147,7 +179,7 @@ class Pool {
       if (slot.state == Slot::State::stopped) continue;
       fds.push_back({.fd = slot.process.socket, .events = POLLIN, .revents = 0});
       polled.push_back(&slot);
-      if (slot.state != Slot::State::idle) next_deadline = std::min(next_deadline, slot.deadline);
+      if (slot.state != Slot::State::idle) next_deadline = std::min(next_deadline, deadline_of(slot));
     }
     int timeout_ms = -1;
     if (next_deadline != Clock::time_point::max()) {
@@ -161,7 +193,7 @@ class Pool {
     }
     const auto now = Clock::now();
     for (Slot* slot : polled) {
-      if (slot->state != Slot::State::stopped && slot->state != Slot::State::idle && now >= slot->deadline) {
+      if (slot->state != Slot::State::stopped && slot->state != Slot::State::idle && now >= deadline_of(*slot)) {
         deadline_passed(*slot);
       }
     }
@@ -198,7 +230,16 @@ class Pool {
       slot.start_error.clear();
     } else if (type == "started" && slot.state == Slot::State::loading) {
       slot.state = Slot::State::running;
-      slot.deadline = Clock::now() + seconds(options_.test_timeout_s);
+      slot.phase = "setup";
+      slot.phase_since = Clock::now();
+      slot.overall_deadline = slot.phase_since + seconds(options_.overall_timeout_s);
+      slot.bounded_s = 0;
+    } else if (type == "phase" && slot.state == Slot::State::running) {
+      if (bounded(slot.phase)) slot.bounded_s += seconds_since(slot.phase_since);
+      slot.phase = message.value("phase", "");
+      slot.phase_since = Clock::now();
+    } else if (type == "baseline_dropped") {
+      drop_baseline(slot, message.value("reason", ""));
     } else if (type == "result" && slot.job) {
       const size_t index = *slot.job;
       runner::TestOutcome outcome = runner::outcome_from_json(message.at("outcome"));
@@ -216,18 +257,43 @@ class Pool {
     }
   }
 
+  // A running test's next deadline: its candidate's phases out of time, or the overall bound.
+  Clock::time_point deadline_of(const Slot& slot) const {
+    if (slot.state != Slot::State::running) return slot.deadline;
+    if (!bounded(slot.phase)) return slot.overall_deadline;
+    const double left_s = options_.test_timeout_s - slot.bounded_s;
+    return std::min(slot.overall_deadline, slot.phase_since + seconds(std::max(0.0, left_s)));
+  }
+
+  // A worker found a cached reference untrue: no worker of the run reuses the cache from now on.
+  void drop_baseline(const Slot& from, const std::string& reason) {
+    if (!config_.baseline_cache) return;
+    config_.baseline_cache = false;  // workers started from now on
+    if (options_.on_baseline_dropped) options_.on_baseline_dropped(reason);
+    const std::string message = Json{{"type", "drop_baseline"}, {"reason", reason}}.dump();
+    for (Slot& slot : slots_) {
+      if (&slot != &from && slot.state != Slot::State::stopped) send_frame(slot.process.socket, message);
+    }
+  }
+
   void deadline_passed(Slot& slot) {
     const Slot::State state = slot.state;
+    const bool out_of_budget = state == Slot::State::running && bounded(slot.phase) &&
+                               Clock::now() < slot.overall_deadline;
     reap(slot.process, 0);
     if (state == Slot::State::starting) {
       start_failed(slot, "the worker did not start within " + std::to_string(options_.start_timeout_s) + " s");
     } else if (state == Slot::State::loading) {
       worker_lost(slot, runner::kTimeout, "loading the kernel took longer than " +
                                        std::to_string(static_cast<int>(options_.start_timeout_s)) + " s");
+    } else if (out_of_budget) {
+      worker_lost(slot, runner::kTimeout, "the test did not finish within " + seconds_text(options_.test_timeout_s) +
+                                              " s of the candidate's time (--test-timeout; it was in phase " +
+                                              slot.phase + ": " + phase_in_words(slot.phase) + "); its worker was killed");
     } else {
-      worker_lost(slot, runner::kTimeout, "the test did not finish within " +
-                                       std::to_string(static_cast<int>(options_.test_timeout_s)) +
-                                       " s (--test-timeout); its worker was killed");
+      worker_lost(slot, runner::kTimeout, "the test did not finish within " + seconds_text(options_.overall_timeout_s) +
+                                              " s in all (it hung in phase " + slot.phase + ": " +
+                                              phase_in_words(slot.phase) + "); its worker was killed");
     }
   }
 
@@ -281,6 +347,7 @@ class Pool {
 
   const std::vector<runner::TestJob>& jobs_;
   const PoolOptions& options_;
+  WorkerConfig config_;  // what new workers are started with (the run may drop the baseline cache)
   const runner::OnFinished& on_finished_;
   std::string executable_;
   std::vector<Slot> slots_;

@@ -63,7 +63,7 @@ TEST_F(Isolation, EveryFaultIsRecordedWithItsReasonAndHealthyKernelsStillPass) {
   };
   for (const Expected& e : {Expected{"neg.default", "WorkerCrash", "SIGSEGV"},
                             Expected{"abs.default", "WorkerCrash", "SIGABRT"},
-                            Expected{"sigmoid.default", "Timeout", "did not finish within 3 s"},
+                            Expected{"sigmoid.default", "Timeout", "did not finish within 3 s of the candidate's time"},
                             Expected{"tanh.default", "WorkerCrash", "exited with status 0"},
                             Expected{"exp.default", "OutOfMemoryError", "out of host memory"}}) {
     const auto r = correctness(e.op);
@@ -71,6 +71,7 @@ TEST_F(Isolation, EveryFaultIsRecordedWithItsReasonAndHealthyKernelsStillPass) {
     EXPECT_EQ(r.value("error_type", ""), e.type) << r.dump();
     EXPECT_NE(r.value("error_msg", "").find(e.message), std::string::npos) << r.dump();
   }
+  EXPECT_NE(correctness("sigmoid.default").value("error_msg", "").find("phase candidate"), std::string::npos);
   // A performance test of a faulty kernel fails with the same reason, not a hang or a lost test.
   for (const auto& [key, r] : tests) {
     if (r["test_type"] != "performance" || r["op_name"] == "relu.default" || r["op_name"] == "add.Tensor") continue;
@@ -81,7 +82,8 @@ TEST_F(Isolation, EveryFaultIsRecordedWithItsReasonAndHealthyKernelsStillPass) {
   EXPECT_NE(o.err.find("running the test once more in a fresh worker"), std::string::npos) << o.err;
 }
 
-// Workers whose cache folder is a file cannot open their baseline cache, so none can start.
+// Workers whose cache folder is a file cannot open their baseline cache (which
+// a CPU run opens when asked to reuse it), so none can start.
 class UnstartableWorkers : public CliTest {
  protected:
   std::filesystem::path cache_dir() const override { return dir_ / "a_file"; }
@@ -90,7 +92,7 @@ class UnstartableWorkers : public CliTest {
 TEST_F(UnstartableWorkers, EveryTestFailsWithTheReasonAndTheRunStillEnds) {
   write("a_file", "not a folder");
   write("t.txt", "Operator: aten.relu.default\ncnt: 1, ((T([4], f32),), {})\ncnt: 1, ((T([5], f32),), {})\n");
-  const Outcome o = run("--suite torchbench --data t.txt --device cpu --log-dir out");
+  const Outcome o = run("--suite torchbench --data t.txt --device cpu --baseline-cache --log-dir out");
   ASSERT_EQ(o.exit_code, 0) << o.err;
   const auto tests = tests_by_key(read_json(dir_ / "out" / "full_results.json"));
   EXPECT_EQ(tests.size(), 4u);

@@ -24,7 +24,7 @@ TEST_F(CudaGraphs, ALargeKernelTakesAboutAsLongReplayedAsQueued) {
   const at::Tensor x = at::randn({1 << 24}, at::TensorOptions().device(kCuda));
   const auto relu = [&] { (void)at::relu(x); };
   const timing::PairedTiming t = timing::time_pair(kCuda, relu, relu, options_);
-  ASSERT_EQ(t.reference.mode, "kernel");
+  ASSERT_EQ(t.reference.mode, timing::TimingMode::kernel);
   ASSERT_TRUE(t.reference_graph && t.reference_graph->stats) << t.reference_graph->error;
   ASSERT_TRUE(t.graph_speedup);
   EXPECT_NEAR(*t.graph_speedup, 1.0, 0.05);
@@ -42,7 +42,7 @@ TEST_F(CudaGraphs, ATinyKernelIsShorterWithoutDispatch) {
   ASSERT_TRUE(t.reference_graph && t.reference_graph->stats) << t.reference_graph->error;
   EXPECT_GT(t.reference_graph->calls_per_graph, 1u);
   EXPECT_GT(t.reference_graph->stats->median, 0.0);
-  EXPECT_LT(t.reference_graph->stats->median, t.reference.median_ms()) << t.reference.mode;
+  EXPECT_LT(t.reference_graph->stats->median, t.reference.median_ms()) << timing::to_string(t.reference.mode);
 }
 
 // A call that synchronizes cannot be captured: a reason, no time, and the
@@ -58,7 +58,7 @@ TEST_F(CudaGraphs, ASynchronizingCallGetsAReasonAndLaterTimingsWork) {
   }
   const at::Tensor big = at::randn({1 << 24}, at::TensorOptions().device(kCuda));
   const auto t = timing::time_call(kCuda, [&] { (void)at::relu(big); });
-  EXPECT_EQ(t.mode, "kernel");
+  EXPECT_EQ(t.mode, timing::TimingMode::kernel);
   EXPECT_GT(t.median_ms(), 0.0);
   const auto relu = [&] { (void)at::relu(big); };
   const auto [a, b] = timing::time_graph_pair(kCuda, relu, relu, t.median_ms(), options_);

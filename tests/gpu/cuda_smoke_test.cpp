@@ -33,7 +33,7 @@ TEST_F(Cuda, MaterializesDeterministicallyOnTheDevice) {
 TEST_F(Cuda, EventsTimeAKernel) {
   const at::Tensor x = at::randn({1 << 24}, at::TensorOptions().device(kCuda));
   const auto t = timing::time_call(kCuda, [&] { (void)at::relu(x); });
-  EXPECT_EQ(t.mode, "kernel") << t.stats.samples << " samples, median " << t.median_ms() << " ms";
+  EXPECT_EQ(t.mode, timing::TimingMode::kernel) << t.stats.samples << " samples, median " << t.median_ms() << " ms";
   EXPECT_GE(t.stats.samples, 10u);
   EXPECT_GT(t.median_ms(), 0.0);
   EXPECT_LE(t.stats.min, t.median_ms());

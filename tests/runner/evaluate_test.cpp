@@ -12,7 +12,7 @@
 #include "ops/engine_test_util.h"
 #include "runner/evaluate.h"
 #include "support/remove_tree.h"
-#include "util/baseline_cache.h"
+#include "timing/baseline.h"
 
 namespace backendbench::runner {
 namespace {
@@ -272,17 +272,18 @@ TEST(Evaluate, SameSeedSameErrors) {
 namespace backendbench::runner {
 namespace {
 
-// With a baseline cache, the second run takes the reference timing from disk
-// (the same figure, not timed again) and only times the candidate.
+// With a baseline cache (and no audits), the second run takes the reference
+// timing from disk (the same figure, not timed again) and only times the candidate.
 TEST(BaselineCacheRun, SecondRunReusesTheReferenceTiming) {
   const auto dir = std::filesystem::temp_directory_path() / ("bb_baseline_run_" + std::to_string(::getpid()));
-  util::BaselineCache cache(dir);
+  timing::BaselineCache cache(dir);
+  timing::BaselineStore store(cache, "cpu", "", "test", {.audit_first = 0, .audit_every = 0});
   suite::Suite s;
   s.operators = {{.op_name = "aten.relu.default",
                   .correctness = {},
                   .performance = {testing::record("aten.relu.default", "((T([64, 64], f32),), {})")}}};
   backends::AtenBackend aten;
-  RunOptions options{.baseline = {.cache = &cache, .gpu = "cpu", .torch_version = "test"}};
+  RunOptions options{.baseline = &store};
   const auto first = run_suite(s, aten, options);
   ASSERT_EQ(cache.size(), 1u);
   const auto second = run_suite(s, aten, options);

@@ -74,10 +74,10 @@ TEST(Devices, RefusesDevicesThatCannotBeUsedHere) {
 
 TEST(Devices, WorkersAreDealtOverTheDevices) {
   const c10::Device cpu(c10::kCPU);
-  EXPECT_TRUE(worker_devices(cpu, 0, {}, false, false).empty());
-  EXPECT_EQ(worker_devices(cpu, std::nullopt, {}, false, false).size(), 1u);
-  EXPECT_EQ(describe_devices(worker_devices(cpu, 3, {}, false, false)), "cpu x3");
-  EXPECT_THROW(worker_devices(cpu, 1, {0}, false, false), RequestError);
+  EXPECT_TRUE(worker_devices(cpu, 0, 1, {}, false, false).empty());
+  EXPECT_EQ(worker_devices(cpu, std::nullopt, 1, {}, false, false).size(), 1u);
+  EXPECT_EQ(describe_devices(worker_devices(cpu, 3, 1, {}, false, false)), "cpu x3");
+  EXPECT_THROW(worker_devices(cpu, 1, 1, {0}, false, false), RequestError);
 }
 
 }  // namespace

@@ -13,13 +13,18 @@ TEST(WorkerConfig, EveryFieldRoundTripsThroughJson) {
                  .memory_limit_mb = 512, .cpu_limit_s = 3.5};
   c.timing = {.warmup = 1, .min_samples = 2, .max_samples = 3, .batch = 4, .budget_ms = 5.5, .target_relative_ci = 0.01,
               .flush_l2 = false, .hold_stream = false, .kernel_floor_ms = 0.25, .l2_flush_multiple = 1.5,
-              .l2_flush_method = timing::L2FlushMethod::zero, .cuda_graphs = true, .graph_replay_ms = 0.75};
+              .l2_flush_method = timing::L2FlushMethod::zero, .cuda_graphs = true, .graph_replay_ms = 0.75,
+              .cupti = false, .dispatch_l2_flush = true};
+  c.timing.stopping = timing::StoppingRule::stdrel;
   const auto text = to_json(c).dump();
   const WorkerConfig back = config_from_json(nlohmann::ordered_json::parse(text));
   EXPECT_EQ(to_json(back).dump(), text);
   EXPECT_EQ(back.timing.graph_replay_ms, 0.75);
   EXPECT_TRUE(back.timing.cuda_graphs);
   EXPECT_EQ(back.timing.l2_flush_method, timing::L2FlushMethod::zero);  // not the default
+  EXPECT_EQ(back.timing.stopping, timing::StoppingRule::stdrel);
+  EXPECT_FALSE(back.timing.cupti);
+  EXPECT_TRUE(back.timing.dispatch_l2_flush);
   EXPECT_EQ(back.device, "cuda:1");
   EXPECT_EQ(back.cpu_limit_s, 3.5);
   EXPECT_EQ(back.backend.kind, backends::BackendKind::pregenerated);

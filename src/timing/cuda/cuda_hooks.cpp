@@ -50,6 +50,15 @@ int64_t l2_cache_bytes(c10::Device device) {
   return bytes;
 }
 
+std::string pci_bus_id(c10::Device device) {
+  char id[32] = {};
+  if (cudaDeviceGetPCIBusId(id, sizeof id, device.index() < 0 ? 0 : device.index()) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return "";
+  }
+  return id;
+}
+
 StreamHold::StreamHold(c10::Stream stream, std::chrono::milliseconds timeout) : state_(std::make_shared<State>()) {
   state_->timeout = timeout;
   auto* handle = new std::shared_ptr<State>(state_);  // the host function owns one reference

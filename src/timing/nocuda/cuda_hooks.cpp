@@ -9,6 +9,7 @@ struct StreamHold::State {};
 
 bool built_with_cuda() { return false; }
 int64_t l2_cache_bytes(c10::Device) { return 0; }
+std::string pci_bus_id(c10::Device) { return ""; }
 StreamHold::StreamHold(c10::Stream, std::chrono::milliseconds) {}
 StreamHold::~StreamHold() = default;
 void StreamHold::release() {}

@@ -1,6 +1,8 @@
 #include <stdlib.h>
 
+#include <chrono>
 #include <cmath>
+#include <functional>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -9,10 +11,12 @@
 
 #include <gtest/gtest.h>
 
-#include "data/temp_dir.h"
-#include "util/baseline_cache.h"
+#include <nlohmann/json.hpp>
 
-namespace backendbench::util {
+#include "data/temp_dir.h"
+#include "timing/baseline.h"
+
+namespace backendbench::timing {
 namespace {
 
 using testing::TempDir;
@@ -196,4 +200,108 @@ TEST(BaselineCache, ConcurrentStoresAreAllPersisted) {
 }
 
 }  // namespace
-}  // namespace backendbench::util
+}  // namespace backendbench::timing
+
+namespace backendbench::timing {
+namespace {
+
+using backendbench::testing::TempDir;
+
+// Every line of the cache file rewritten by `edit` (the key fields untouched, so the lines stay valid).
+void edit_entries(const std::filesystem::path& file, const std::function<void(nlohmann::json&)>& edit) {
+  std::vector<std::string> lines = lines_of(file);
+  std::ofstream out(file, std::ios::trunc);
+  for (const std::string& line : lines) {
+    nlohmann::json j = nlohmann::json::parse(line);
+    edit(j);
+    out << j.dump() << "\n";
+  }
+}
+
+// A call of a steady, known length (a busy wait: sleeping would measure the scheduler).
+std::function<void()> busy_for(std::chrono::microseconds d) {
+  return [d] {
+    const auto end = std::chrono::steady_clock::now() + d;
+    while (std::chrono::steady_clock::now() < end) {
+    }
+  };
+}
+
+const c10::Device kCpu{c10::kCPU};
+const TimingOptions kQuick{.warmup = 1, .min_samples = 10, .max_samples = 40, .batch = 5, .budget_ms = 20};
+
+TEST(DriftBetween, AFreshMedianOutsideBothIntervalsAndTheSlackIsDrift) {
+  Timing fresh;
+  fresh.stats = {.samples = 20, .median = 1.0, .median_low = 0.99, .median_high = 1.01};  // +-1%
+  const BaselineEntry same{.median_ms = 1.005, .spread = 0.02};                           // +-1%
+  EXPECT_EQ(drift_between(same, fresh), "");
+  const BaselineEntry busy{.median_ms = 31.6, .spread = 0.02};  // cached while the machine was busy
+  const std::string why = drift_between(busy, fresh);
+  EXPECT_NE(why.find("cached 31.6 ms, now 1 ms"), std::string::npos) << why;
+  // Allowed: half of each interval (1% + 1%) and the 1% slack.
+  EXPECT_EQ(drift_between({.median_ms = 1.029, .spread = 0.02}, fresh), "");
+  EXPECT_NE(drift_between({.median_ms = 1.035, .spread = 0.02}, fresh), "");
+}
+
+// A cache planted with wrong references (30x slower, as if timed on a busy
+// machine) is caught by the first audit and not used again in the run.
+TEST(BaselineStore, PlantedWrongReferencesAreDetectedAndDropped) {
+  TempDir dir;
+  const auto reference = busy_for(std::chrono::microseconds(200));
+  const auto candidate = busy_for(std::chrono::microseconds(200));
+  {
+    BaselineCache cache(dir.path());
+    BaselineStore store(cache, "cpu", "", "test");
+    for (const char* args : {"a", "b", "c"}) {
+      EXPECT_EQ(store.time_pair(kCpu, "op", args, 0, reference, candidate, kQuick).source, ReferenceSource::timed);
+    }
+  }
+  edit_entries(dir.path() / "baselines.jsonl", [](nlohmann::json& j) { j["median_ms"] = j["median_ms"].get<double>() * 30; });
+  BaselineCache cache(dir.path());
+  BaselineStore store(cache, "cpu", "", "test", {.audit_first = 1, .audit_every = 0});
+  const auto audited = store.time_pair(kCpu, "op", "a", 0, reference, candidate, kQuick);
+  EXPECT_EQ(audited.source, ReferenceSource::audited);
+  EXPECT_NEAR(audited.timing.speedup, 1.0, 0.3) << "the audit's own, fresh timing is used";
+  ASSERT_TRUE(store.dropped());
+  EXPECT_NE(store.dropped()->find("op a: cached"), std::string::npos) << *store.dropped();
+  // Not due for an audit, yet timed: the cache is no longer trusted.
+  const auto next = store.time_pair(kCpu, "op", "b", 0, reference, candidate, kQuick);
+  EXPECT_EQ(next.source, ReferenceSource::timed);
+  EXPECT_NEAR(next.timing.reference.median_ms(), 0.2, 0.1);
+}
+
+// References that still hold pass their audit; later hits come from the cache.
+TEST(BaselineStore, TrueReferencesPassTheAuditAndAreReused) {
+  TempDir dir;
+  const auto reference = busy_for(std::chrono::microseconds(200));
+  {
+    BaselineCache cache(dir.path());
+    BaselineStore store(cache, "cpu", "", "test");
+    for (const char* args : {"a", "b"}) (void)store.time_pair(kCpu, "op", args, 0, reference, reference, kQuick);
+  }
+  // A wide interval, so that this machine's noise cannot fail the audit.
+  edit_entries(dir.path() / "baselines.jsonl", [](nlohmann::json& j) { j["spread"] = 1.0; });
+  BaselineCache cache(dir.path());
+  BaselineStore store(cache, "cpu", "", "test", {.audit_first = 1, .audit_every = 0});
+  EXPECT_EQ(store.time_pair(kCpu, "op", "a", 0, reference, reference, kQuick).source, ReferenceSource::audited);
+  EXPECT_FALSE(store.dropped());
+  const auto cached = store.time_pair(kCpu, "op", "b", 0, reference, reference, kQuick);
+  EXPECT_EQ(cached.source, ReferenceSource::cached);
+  EXPECT_EQ(cached.timing.reference.mode, TimingMode::host);
+  // Another seed or other timing settings are other references.
+  EXPECT_EQ(store.time_pair(kCpu, "op", "b", 1, reference, reference, kQuick).source, ReferenceSource::timed);
+  TimingOptions other = kQuick;
+  other.budget_ms = 21;
+  EXPECT_EQ(store.time_pair(kCpu, "op", "b", 0, reference, reference, other).source, ReferenceSource::timed);
+}
+
+TEST(BaselinePolicy, AuditsTheFirstHitsThenOneInN) {
+  const BaselinePolicy policy{.audit_first = 2, .audit_every = 3};
+  std::string audited;
+  for (size_t hit = 1; hit <= 9; ++hit) audited += is_audit(hit, policy) ? 'a' : '.';
+  EXPECT_EQ(audited, "aaa..a..a");
+  EXPECT_FALSE(is_audit(5, {.audit_first = 0, .audit_every = 0}));
+}
+
+}  // namespace
+}  // namespace backendbench::timing

@@ -22,7 +22,7 @@ TEST(Timer, StopsAtMinSamplesOnceTheBudgetIsSpent) {
   const Timing t = time_call(kCpu, [&] { ++calls; }, options);
   EXPECT_EQ(t.stats.samples, 5u);
   EXPECT_EQ(calls, 2u + 5u);
-  EXPECT_EQ(t.mode, "host");
+  EXPECT_EQ(t.mode, TimingMode::host);
 }
 
 TEST(Timer, MaxSamplesIsRespectedWhateverTheBatch) {

@@ -1,0 +1,153 @@
+#include "runner/global_state.h"
+
+#include <ATen/Context.h>
+#include <ATen/Parallel.h>
+#include <c10/core/AutogradState.h>
+#include <c10/core/DefaultDtype.h>
+#include <c10/core/GradMode.h>
+#include <c10/core/Stream.h>
+#include <c10/core/impl/LocalDispatchKeySet.h>
+#include <c10/core/impl/VirtualGuardImpl.h>
+
+namespace backendbench::runner {
+namespace {
+
+std::string flag(int v) { return v ? "True" : "False"; }
+std::string number(int v) { return std::to_string(v); }
+
+// A setting read and written as an int (flags, enums, counts), named as
+// Python spells it, so the message says what to stop doing.
+struct Setting {
+  const char* name;
+  int (*read)();
+  void (*write)(int);
+  std::string (*show)(int);
+};
+
+at::Context& ctx() { return at::globalContext(); }
+
+constexpr const char* kMatmulPrecisions[] = {"highest", "high", "medium"};
+
+// Reduced-precision reductions in cuBLAS, as torch's setter takes them.
+void set_reduction(bool fp16, int v) {
+  const auto option = static_cast<at::CuBLASReductionOption>(v);
+  const bool reduced = option == at::CuBLASReductionOption::AllowReducedPrecisionWithSplitK;
+  const bool splitk = option != at::CuBLASReductionOption::DisallowReducedPrecisionDisallowSplitK;
+  if (fp16) ctx().setAllowFP16ReductionCuBLAS(reduced, splitk);
+  else ctx().setAllowBF16ReductionCuBLAS(reduced, splitk);
+}
+
+// The matmul precision comes before allow_tf32, which it also sets, so that
+// restoring both in this order gives back both.
+const Setting kSettings[] = {
+    {"torch.get_float32_matmul_precision()", [] { return static_cast<int>(ctx().float32MatmulPrecision()); },
+     [](int v) { ctx().setFloat32MatmulPrecision(kMatmulPrecisions[v]); },
+     [](int v) { return std::string(kMatmulPrecisions[v]); }},
+    {"torch.backends.cuda.matmul.allow_tf32", [] { return static_cast<int>(ctx().allowTF32CuBLAS()); },
+     [](int v) { ctx().setAllowTF32CuBLAS(v != 0); }, flag},
+    {"torch.backends.cudnn.allow_tf32", [] { return static_cast<int>(ctx().allowTF32CuDNN()); },
+     [](int v) { ctx().setAllowTF32CuDNN(v != 0); }, flag},
+    {"torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction",
+     [] { return static_cast<int>(ctx().allowFP16ReductionCuBLAS()); }, [](int v) { set_reduction(true, v); }, number},
+    {"torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction",
+     [] { return static_cast<int>(ctx().allowBF16ReductionCuBLAS()); }, [](int v) { set_reduction(false, v); }, number},
+    {"torch.are_deterministic_algorithms_enabled() (2: warn only)",
+     [] { return ctx().deterministicAlgorithms() ? (ctx().deterministicAlgorithmsWarnOnly() ? 2 : 1) : 0; },
+     [](int v) { ctx().setDeterministicAlgorithms(v != 0, v == 2); }, number},
+    {"torch.utils.deterministic.fill_uninitialized_memory",
+     [] { return static_cast<int>(ctx().deterministicFillUninitializedMemory()); },
+     [](int v) { ctx().setDeterministicFillUninitializedMemory(v != 0); }, flag},
+    {"torch.backends.cudnn.enabled", [] { return static_cast<int>(ctx().userEnabledCuDNN()); },
+     [](int v) { ctx().setUserEnabledCuDNN(v != 0); }, flag},
+    {"torch.backends.cudnn.benchmark", [] { return static_cast<int>(ctx().benchmarkCuDNN()); },
+     [](int v) { ctx().setBenchmarkCuDNN(v != 0); }, flag},
+    {"torch.backends.cudnn.benchmark_limit", [] { return ctx().benchmarkLimitCuDNN(); },
+     [](int v) { ctx().setBenchmarkLimitCuDNN(v); }, number},
+    {"torch.backends.cudnn.deterministic", [] { return static_cast<int>(ctx().deterministicCuDNN()); },
+     [](int v) { ctx().setDeterministicCuDNN(v != 0); }, flag},
+    {"torch.backends.mkldnn.enabled", [] { return static_cast<int>(ctx().userEnabledMkldnn()); },
+     [](int v) { ctx().setUserEnabledMkldnn(v != 0); }, flag},
+    {"torch.backends.cuda.flash_sdp_enabled()", [] { return static_cast<int>(ctx().userEnabledFlashSDP()); },
+     [](int v) { ctx().setSDPUseFlash(v != 0); }, flag},
+    {"torch.backends.cuda.mem_efficient_sdp_enabled()",
+     [] { return static_cast<int>(ctx().userEnabledMemEfficientSDP()); },
+     [](int v) { ctx().setSDPUseMemEfficient(v != 0); }, flag},
+    {"torch.backends.cuda.math_sdp_enabled()", [] { return static_cast<int>(ctx().userEnabledMathSDP()); },
+     [](int v) { ctx().setSDPUseMath(v != 0); }, flag},
+    {"torch.backends.cuda.cudnn_sdp_enabled()", [] { return static_cast<int>(ctx().userEnabledCuDNNSDP()); },
+     [](int v) { ctx().setSDPUseCuDNN(v != 0); }, flag},
+    {"torch.backends.cuda.preferred_linalg_library()",
+     [] { return static_cast<int>(ctx().linalgPreferredBackend()); },
+     [](int v) { ctx().setLinalgPreferredBackend(static_cast<at::LinalgBackend>(v)); }, number},
+    {"torch.get_default_dtype()", [] { return static_cast<int>(c10::get_default_dtype_as_scalartype()); },
+     [](int v) { c10::set_default_dtype(caffe2::TypeMeta::fromScalarType(static_cast<c10::ScalarType>(v))); },
+     [](int v) { return std::string(c10::toString(static_cast<c10::ScalarType>(v))); }},
+    {"torch.is_grad_enabled()", [] { return static_cast<int>(c10::GradMode::is_enabled()); },
+     [](int v) { c10::GradMode::set_enabled(v != 0); }, flag},
+    {"torch.is_inference_mode_enabled()",
+     [] { return static_cast<int>(c10::AutogradState::get_tls_state().get_inference_mode()); },
+     [](int v) { c10::AutogradState::get_tls_state().set_inference_mode(v != 0); }, flag},
+    {"torch.get_num_threads()", [] { return at::get_num_threads(); }, [](int v) { at::set_num_threads(v); }, number},
+};
+
+}  // namespace
+
+struct GlobalStateGuard::Snapshot {
+  std::vector<int> values;
+  c10::impl::LocalDispatchKeySet dispatch_keys;
+  c10::DeviceType device_type;
+  c10::Device device;
+  c10::Stream stream;
+
+  explicit Snapshot(c10::Device on)
+      : dispatch_keys(c10::impl::tls_local_dispatch_key_set()),
+        device_type(on.type()),
+        device(c10::impl::VirtualGuardImpl(on.type()).getDevice()),
+        stream(c10::impl::VirtualGuardImpl(on.type()).getStream(device)) {
+    for (const Setting& s : kSettings) values.push_back(s.read());
+  }
+};
+
+GlobalStateGuard::GlobalStateGuard(c10::Device device) : saved_(std::make_unique<Snapshot>(device)) {}
+
+GlobalStateGuard::~GlobalStateGuard() {
+  if (!restored_) restore();
+}
+
+std::vector<std::string> GlobalStateGuard::restore() {
+  restored_ = true;
+  std::vector<std::string> changes;
+  const Snapshot now(saved_->device);
+  for (size_t i = 0; i < std::size(kSettings); ++i) {
+    const Setting& s = kSettings[i];
+    if (now.values[i] == saved_->values[i]) continue;
+    changes.push_back(std::string(s.name) + ": " + s.show(saved_->values[i]) + " -> " + s.show(now.values[i]));
+    s.write(saved_->values[i]);
+  }
+  const auto& before = saved_->dispatch_keys;
+  if (now.dispatch_keys.included_ != before.included_ || now.dispatch_keys.excluded_ != before.excluded_) {
+    changes.push_back("the dispatch keys included or excluded on this thread: " + c10::toString(before.included_) +
+                      " / " + c10::toString(before.excluded_) + " -> " + c10::toString(now.dispatch_keys.included_) +
+                      " / " + c10::toString(now.dispatch_keys.excluded_));
+    c10::impl::_force_tls_local_dispatch_key_set(before);
+  }
+  c10::impl::VirtualGuardImpl guard(saved_->device_type);
+  if (now.device != saved_->device) {
+    changes.push_back("the current device: " + saved_->device.str() + " -> " + now.device.str());
+    guard.setDevice(saved_->device);
+  }
+  if (now.stream != saved_->stream) {
+    changes.push_back("the current stream: " + std::to_string(saved_->stream.id()) + " -> " +
+                      std::to_string(now.stream.id()));
+    guard.exchangeStream(saved_->stream);
+  }
+  return changes;
+}
+
+std::string describe_global_changes(const std::vector<std::string>& changes) {
+  std::string text = "the call changed global state and did not put it back: ";
+  for (size_t i = 0; i < changes.size(); ++i) text += (i ? "; " : "") + changes[i];
+  return text + " (restored for the next tests)";
+}
+
+}  // namespace backendbench::runner

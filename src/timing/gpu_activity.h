@@ -1,0 +1,110 @@
+// GPU work seen whatever stream or thread it runs on: CUPTI's activity records
+// of every kernel, copy and set, each tied to the call that launched it by a
+// tag (a CUPTI external correlation id pushed on the calling thread around
+// the call) and to the thread that launched it (CUPTI's API records). The
+// timer times kernel-mode samples by these records. Stray work fails the
+// candidate's test with SideStreamWork:
+//   - work a tagged call launched on another stream (or device) than the one
+//     current when the window opened: the caller's stream never waits for it;
+//   - work launched while a window is open by any thread other than the ones
+//     that made the tagged calls: a host thread doing the kernel's work,
+//     perhaps after the call returned.
+// Work the calling thread launches outside tagged calls (the engine's own:
+// the L2 flush, comparing outputs) is recorded and ignored.
+//
+// CUDA-only behind the one switch (timing/cuda/gpu_activity.cpp; libcupti is
+// loaded at run time, timing/cupti_library.h). Without CUDA or CUPTI no window
+// is ever active and GPU calls are timed with CUDA events as before.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <c10/core/Device.h>
+
+namespace backendbench::timing {
+
+// One tagged call's GPU work.
+struct CallWork {
+  size_t records = 0;  // kernels, copies and sets
+  uint64_t first_start_ns = 0, last_end_ns = 0;
+  uint64_t busy_ns = 0;       // the records' durations summed
+  size_t off_stream = 0;      // records on another stream or device than the one current when the window opened
+  std::string off_stream_example;  // one of them, described
+  double span_ms() const { return records ? static_cast<double>(last_end_ns - first_start_ns) / 1e6 : 0.0; }
+};
+
+// What a window recorded between two collects.
+struct WindowWork {
+  std::unordered_map<uint64_t, CallWork> calls;  // by tag
+  size_t foreign = 0;  // records launched by another thread than the calling one
+  std::string foreign_example;
+  bool incomplete = false;  // CUPTI dropped records (its buffers overflowed)
+};
+
+// In words ("" when there is none): the records of the calls `tags` off the
+// current stream; the records other threads launched.
+std::string describe_off_stream(const WindowWork& work, const std::vector<uint64_t>& tags);
+std::string describe_foreign(const WindowWork& work);
+
+// Why windows cannot record on `device` ("" when they can): not a CUDA device,
+// no CUDA in this build, libcupti missing or refusing (under another profiler).
+// Loads and starts CUPTI on the first call.
+std::string gpu_activity_unavailable(c10::Device device);
+
+// How GPU calls are timed here, in words, for the run's environment:
+// "CUPTI activity records (<libcupti path>)" or "CUDA events (<why not CUPTI>)".
+std::string gpu_timing_source(c10::Device device);
+
+// Stops recording until the next window opens: recording costs every launch
+// host time (more for calls that launch more), so dispatch-mode samples,
+// which include that time, are drawn without it. Recording otherwise stays on
+// between windows (turning it on costs more than recording other work).
+void pause_gpu_activity();
+
+// Records the GPU work of tagged calls while alive (one window at a time per
+// process). Opening waits for the device; records of earlier work are dropped.
+class ActivityWindow {
+ public:
+  explicit ActivityWindow(c10::Device device);
+  ~ActivityWindow();
+  ActivityWindow(const ActivityWindow&) = delete;
+  ActivityWindow& operator=(const ActivityWindow&) = delete;
+
+  bool active() const;  // false when CUPTI cannot record here (nothing is tagged then)
+  // Runs `fn` with the GPU work it launches on this thread tagged; returns the tag.
+  uint64_t run_tagged(const std::function<void()>& fn);
+  // Runs the engine's own work (the L2 flush): recorded, never reported.
+  void run_engine(const std::function<void()>& fn);
+  // Waits for the device, then returns what was recorded since the window
+  // opened or since the last collect.
+  WindowWork collect();
+
+  struct State;
+
+ private:
+  std::unique_ptr<State> state_;
+};
+
+// Watches a candidate's call and everything until finish() (comparing its
+// outputs, say), so that work a host thread launches a little after the call
+// returned is seen too. Records nothing on the CPU or without CUPTI.
+class GpuWorkWatch {
+ public:
+  explicit GpuWorkWatch(c10::Device device);
+  void run(const std::function<void()>& call);  // the watched call
+  // Waits for the device; the stray work in words ("" when none).
+  std::string finish();
+
+ private:
+  c10::Device device_;
+  std::unique_ptr<ActivityWindow> window_;  // null on the CPU
+  std::vector<uint64_t> tags_;
+};
+
+}  // namespace backendbench::timing

@@ -1,0 +1,51 @@
+#include "timing/options_json.h"
+
+#include <stdexcept>
+
+namespace backendbench::timing {
+
+nlohmann::ordered_json to_json(const TimingOptions& o) {
+  return {{"warmup", o.warmup},
+          {"min_samples", o.min_samples},
+          {"max_samples", o.max_samples},
+          {"batch", o.batch},
+          {"budget_ms", o.budget_ms},
+          {"stopping", to_string(o.stopping)},
+          {"target_relative_ci", o.target_relative_ci},
+          {"flush_l2", o.flush_l2},
+          {"hold_stream", o.hold_stream},
+          {"kernel_floor_ms", o.kernel_floor_ms},
+          {"l2_flush_multiple", o.l2_flush_multiple},
+          {"l2_flush_method", to_string(o.l2_flush_method)},
+          {"cuda_graphs", o.cuda_graphs},
+          {"graph_replay_ms", o.graph_replay_ms},
+          {"cupti", o.cupti},
+          {"dispatch_l2_flush", o.dispatch_l2_flush}};
+}
+
+TimingOptions timing_options_from_json(const nlohmann::ordered_json& t) {
+  const std::string method = t.at("l2_flush_method").get<std::string>();
+  const auto flush_method = l2_flush_method_from_name(method);
+  if (!flush_method) throw std::invalid_argument("timing settings: unknown l2_flush_method '" + method + "'");
+  const std::string rule = t.at("stopping").get<std::string>();
+  const auto stopping = stopping_rule_from_name(rule);
+  if (!stopping) throw std::invalid_argument("timing settings: unknown stopping rule '" + rule + "'");
+  return {.warmup = t.at("warmup").get<size_t>(),
+          .min_samples = t.at("min_samples").get<size_t>(),
+          .max_samples = t.at("max_samples").get<size_t>(),
+          .batch = t.at("batch").get<size_t>(),
+          .budget_ms = t.at("budget_ms").get<double>(),
+          .stopping = *stopping,
+          .target_relative_ci = t.at("target_relative_ci").get<double>(),
+          .flush_l2 = t.at("flush_l2").get<bool>(),
+          .hold_stream = t.at("hold_stream").get<bool>(),
+          .kernel_floor_ms = t.at("kernel_floor_ms").get<double>(),
+          .l2_flush_multiple = t.at("l2_flush_multiple").get<double>(),
+          .l2_flush_method = *flush_method,
+          .cuda_graphs = t.at("cuda_graphs").get<bool>(),
+          .graph_replay_ms = t.at("graph_replay_ms").get<double>(),
+          .cupti = t.at("cupti").get<bool>(),
+          .dispatch_l2_flush = t.at("dispatch_l2_flush").get<bool>()};
+}
+
+}  // namespace backendbench::timing

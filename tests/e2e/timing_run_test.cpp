@@ -1,0 +1,91 @@
+// End to end, the run's timing rules: where the time went is printed and
+// recorded, several workers share one device, CPU runs do not reuse cached
+// reference timings unless asked, and --test-timeout counts only the
+// candidate's time (slow inputs are not its fault).
+#include "cli_harness.h"
+
+namespace backendbench::e2e {
+namespace {
+
+using TimingRun = CliTest;
+
+const char* kTrace = R"(Operator: aten.relu.default
+cnt: 1, ((T([64, 32], f32),), {})
+cnt: 1, ((T([7, 5, 3], f32),), {})
+cnt: 1, ((T([256, 256], f32),), {})
+Operator: aten.add.Tensor
+cnt: 1, ((T([16, 16], f32), T([16, 16], f32)), {})
+)";
+
+TEST_F(TimingRun, SeveralWorkersOnOneDeviceAndTheTimeSplitIsPrintedAndRecorded) {
+  write("t.txt", kTrace);
+  const Outcome o = run("--suite torchbench --data t.txt --device cpu --num-workers 3 --log-dir out");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("correctness score (mean pass rate over all operators): 1.00"), std::string::npos) << o.out;
+  const auto tests = tests_by_key(read_json(dir_ / "out" / "full_results.json"));
+  EXPECT_EQ(tests.size(), 8u);
+  for (const auto& [key, r] : tests) {
+    if (r["test_type"] == "performance") {
+      EXPECT_TRUE(r["successfully_ran"].get<bool>()) << r.dump();
+    }
+  }
+  EXPECT_NE(o.out.find("Time split: inputs "), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("8 tests in"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("3 workers"), std::string::npos) << o.out;
+  const auto env = read_json(dir_ / "out" / "run_info.json")["environment"];
+  EXPECT_EQ(env["workers"], "cpu x3");
+  const auto& split = env["time_split"];
+  EXPECT_EQ(split["tests"], 8);
+  EXPECT_EQ(split["workers"], 3);
+  EXPECT_GT(split["timing_s"].get<double>(), 0.0);
+  EXPECT_GT(split["reference_s"].get<double>(), 0.0);
+  EXPECT_GT(split["candidate_s"].get<double>(), 0.0);
+  EXPECT_GT(split["tests_per_s"].get<double>(), 0.0);
+  EXPECT_NE(read_file(dir_ / "out" / "OVERALL_SUMMARY.md").find("time_split"), std::string::npos);
+}
+
+// On the CPU a run neither reads nor writes the baseline cache unless asked;
+// asked, a second run takes (audited) references from it.
+TEST_F(TimingRun, CpuRunsDoNotReuseCachedReferencesByDefault) {
+  write("t.txt", kTrace);
+  const auto baselines = dir_ / "cache" / "baselines" / "baselines.jsonl";
+  const Outcome plain = run("--suite torchbench --data t.txt --device cpu --log-dir plain");
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_FALSE(std::filesystem::exists(baselines));
+  const std::string note = read_json(dir_ / "plain" / "run_info.json")["environment"]["baseline_cache"];
+  EXPECT_NE(note.find("not reused"), std::string::npos) << note;
+
+  for (const char* folder : {"first", "second"}) {
+    const Outcome o = run(std::string("--suite torchbench --data t.txt --device cpu --baseline-cache --log-dir ") + folder);
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+  }
+  EXPECT_TRUE(std::filesystem::exists(baselines));
+  const std::string second = read_json(dir_ / "second" / "run_info.json")["environment"]["baseline_cache"];
+  // Four references were cached; the first three hits are audited (timed again).
+  EXPECT_NE(second.find("audited (timed again)"), std::string::npos) << second;
+  EXPECT_EQ(second.find("0 references from the cache, 0 audited"), std::string::npos) << second;
+
+  const Outcome both = run("--suite torchbench --data t.txt --device cpu --baseline-cache --no-baseline-cache");
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.err.find("contradict"), std::string::npos) << both.err;
+}
+
+// Making a large input takes longer than the timeout, but the call itself
+// (a transpose: a view) is fast: the test passes.
+TEST_F(TimingRun, SlowInputsDoNotCountAgainstTheTestTimeout) {
+  write("big.txt", "Operator: aten.t.default\ncnt: 1, ((T([6144, 6144], f32),), {})\n");
+  const Outcome o = run("--suite torchbench --data big.txt --device cpu --test-timeout 0.3 --log-dir out");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const auto tests = tests_by_key(read_json(dir_ / "out" / "full_results.json"));
+  ASSERT_EQ(tests.size(), 2u);
+  for (const auto& [key, r] : tests) {
+    const bool ok = r["test_type"] == "correctness" ? r["is_correct"].get<bool>() : r["successfully_ran"].get<bool>();
+    EXPECT_TRUE(ok) << r.dump();
+  }
+  const auto info = read_json(dir_ / "out" / "run_info.json");
+  const auto& split = info["environment"]["time_split"];
+  EXPECT_GT(split["inputs_s"].get<double>(), 0.3) << "the inputs took longer than the timeout: " << split.dump();
+}
+
+}  // namespace
+}  // namespace backendbench::e2e

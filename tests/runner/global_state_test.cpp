@@ -1,0 +1,99 @@
+// A candidate that changes global state (TF32 flags, the default dtype, ...)
+// and leaves it changed fails with GlobalStateChanged, and the state is put
+// back for the tests after it; a candidate that restores what it changes passes.
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+#include <ATen/Context.h>
+#include <ATen/Parallel.h>
+#include <c10/core/DefaultDtype.h>
+#include <c10/core/GradMode.h>
+#include <c10/core/impl/LocalDispatchKeySet.h>
+
+#include "ops/engine_test_util.h"
+#include "runner/failure.h"
+#include "runner/global_state.h"
+#include "runner/operator_run.h"
+
+namespace backendbench::runner {
+namespace {
+
+const char* kArgs = "((T([32, 32], f32),), {})";
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// relu through ATen, after `side_effect`.
+backends::Kernel relu_after(std::function<void()> side_effect) {
+  const auto op = testing::op_handle("aten.relu.default");
+  return [op, side_effect](torch::jit::Stack& stack) {
+    side_effect();
+    op.callBoxed(stack);
+  };
+}
+
+TEST(GlobalState, ACandidateThatLeavesFlagsChangedFailsAndTheFlagsAreRestored) {
+  auto& ctx = at::globalContext();
+  const bool tf32 = ctx.allowTF32CuBLAS();
+  const auto dtype = c10::get_default_dtype();
+  const RunOptions options;
+  OperatorRun run("relu.default", testing::op_handle("aten.relu.default"), relu_after([&] {
+                    ctx.setAllowTF32CuBLAS(!tf32);
+                    c10::set_default_dtype(caffe2::TypeMeta::Make<double>());
+                  }),
+                  options, 0.0);
+  const auto r = run.correctness(testing::record("aten.relu.default", kArgs));
+  EXPECT_FALSE(r.is_correct);
+  EXPECT_EQ(r.error_type, kGlobalStateChanged);
+  EXPECT_TRUE(contains(r.error_msg, "torch.backends.cuda.matmul.allow_tf32")) << r.error_msg;
+  EXPECT_TRUE(contains(r.error_msg, "torch.get_default_dtype(): Float -> Double")) << r.error_msg;
+  EXPECT_EQ(ctx.allowTF32CuBLAS(), tf32);
+  EXPECT_EQ(c10::get_default_dtype(), dtype);
+
+  // Timed, too: the flags flipped on every call fail the performance test.
+  const auto p = run.performance(testing::record("aten.relu.default", kArgs), /*known_correct=*/true);
+  EXPECT_FALSE(p.successfully_ran);
+  EXPECT_TRUE(p.error_msg.starts_with("GlobalStateChanged: ")) << p.error_msg;
+  EXPECT_EQ(ctx.allowTF32CuBLAS(), tf32);
+  EXPECT_EQ(c10::get_default_dtype(), dtype);
+}
+
+TEST(GlobalState, ACandidateThatPutsStateBackPasses) {
+  const RunOptions options;
+  OperatorRun run("relu.default", testing::op_handle("aten.relu.default"), relu_after([] {
+                    const c10::AutoGradMode no_grad(false);  // changed inside, restored on return
+                    at::globalContext().setDeterministicAlgorithms(true, false);
+                    at::globalContext().setDeterministicAlgorithms(false, false);
+                  }),
+                  options, 0.0);
+  const auto r = run.correctness(testing::record("aten.relu.default", kArgs));
+  EXPECT_TRUE(r.is_correct) << r.error_type << ": " << r.error_msg;
+  const auto p = run.performance(testing::record("aten.relu.default", kArgs), /*known_correct=*/true);
+  EXPECT_TRUE(p.successfully_ran) << p.error_msg;
+}
+
+TEST(GlobalStateGuard, NamesAndRestoresEachSettingItCovers) {
+  const c10::Device cpu(c10::kCPU);
+  const int threads = at::get_num_threads();
+  const auto keys = c10::impl::tls_local_dispatch_key_set();
+  GlobalStateGuard guard(cpu);
+  c10::GradMode::set_enabled(!c10::GradMode::is_enabled());
+  at::set_num_threads(threads + 1);
+  at::globalContext().setBenchmarkCuDNN(!at::globalContext().benchmarkCuDNN());
+  c10::impl::PODLocalDispatchKeySet more_excluded{};
+  more_excluded.set_included(keys.included_);
+  more_excluded.set_excluded(keys.excluded_ | c10::DispatchKeySet(c10::DispatchKey::AutogradCPU));
+  c10::impl::_force_tls_local_dispatch_key_set(more_excluded);
+  const auto changes = guard.restore();
+  ASSERT_EQ(changes.size(), 4u);
+  const std::string all = describe_global_changes(changes);
+  for (const char* name : {"torch.is_grad_enabled()", "torch.get_num_threads()", "torch.backends.cudnn.benchmark",
+                           "dispatch keys"}) {
+    EXPECT_TRUE(contains(all, name)) << all;
+  }
+  EXPECT_EQ(at::get_num_threads(), threads);
+  EXPECT_EQ(c10::impl::tls_local_dispatch_key_set().excluded_, keys.excluded_);
+  EXPECT_TRUE(GlobalStateGuard(cpu).restore().empty()) << "nothing changed, nothing named";
+}
+
+}  // namespace
+}  // namespace backendbench::runner
