@@ -13,8 +13,6 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/aten.h"
-#include "inputs/materialize.h"
-#include "ops/resolve.h"
 #include "report/result_json.h"
 #include "runner/evaluate.h"
 #include "runner/prepare.h"
@@ -172,25 +170,14 @@ int profile_input(const suite::Suite& suite, const BenchTimingOptions& o, const 
                      " inputs (0 to " + std::to_string(suite.operators.size() - 1) + ")"};
   }
   const data::InputRecord& input = suite.operators[k].correctness.front();
-  const ops::OperatorName name = ops::parse_operator_name(input.op_name);
-  auto resolved = ops::resolve(name);
-  if (auto* e = std::get_if<ops::ResolveError>(&resolved)) {
-    std::fprintf(stderr, "profile-input %zu: %s: %s\n", k, input.op_name.c_str(), e->message.c_str());
+  // The seed run_suite uses for this input's correctness test (its timed inputs are fresh ones of the same shapes).
+  auto prepared = runner::prepare_call(input, run.device, run.seed);
+  if (auto* f = std::get_if<runner::PrepareFailure>(&prepared)) {
+    std::fprintf(stderr, "profile-input %zu: %s: %s\n", k, input.op_name.c_str(), f->failure.describe().c_str());
     return 1;
   }
-  const auto& op = std::get<c10::OperatorHandle>(resolved);
-  // The seed run_suite uses for this input, so the tensors are the ones bench-timing timed.
-  const uint64_t seed = inputs::test_seed(name.short_name(), input.args_text, run.seed);
-  auto prepared = runner::prepare_inputs(op, input, run.device, seed);
-  if (auto* f = std::get_if<runner::Failure>(&prepared)) {
-    std::fprintf(stderr, "profile-input %zu: %s: %s\n", k, f->type.c_str(), f->message.c_str());
-    return 1;
-  }
-  const torch::jit::Stack& inputs = std::get<torch::jit::Stack>(prepared);
-  const auto call = [&] {
-    torch::jit::Stack stack = inputs;
-    op.callBoxed(stack);
-  };
+  const auto& prepared_call = std::get<runner::PreparedCall>(prepared);
+  const auto call = [&] { (void)prepared_call.call_aten(); };
   timing::profile_calls(run.device, call, o.profile_calls, run.timing);
   const timing::Timing t = timing::time_call(run.device, call, run.timing);
   std::printf("profile-input %zu: %s %s\n", k, input.op_name.c_str(), input.args_text.c_str());

@@ -1,22 +1,31 @@
-// One operator's tests against a candidate kernel: a correctness test compares
-// the candidate's outputs with ATen's on one input; a performance test (of a
-// correct candidate) times both on the same inputs.
+// One operator's tests against a candidate kernel.
+//
+// A correctness test judges the candidate (runner/judge.h) on three inputs:
+// the suite's; fresh values, with NaN, +-inf and -0.0 planted, written into
+// the same buffers (so a result cached by shape or by address is stale); and
+// a neighbouring shape (inputs/neighbours.h). The fresh ones come from seeds
+// mixed with the run's secret. ATen's own calls on each input tell which
+// calls are borrowed work (observe/borrowed_work.h). An input on which ATen
+// itself raises is excluded, with the reason, rather than judged.
+//
+// A performance test (of a correct candidate) times both sides on fresh
+// buffers, then checks the output of the last timed call and one more call on
+// fresh values in the timed buffers: a kernel that does less work once timed,
+// or caches by address, fails (WrongWhenTimed, StaleResult).
 #pragma once
 
-#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_set>
-#include <variant>
-#include <vector>
 
 #include <ATen/core/dispatch/Dispatcher.h>
 
 #include "backends/backend.h"
 #include "data/inputs.h"
-#include "report/results.h"
+#include "observe/borrowed_work.h"
 #include "runner/evaluate.h"
-#include "runner/failure.h"
+#include "runner/judge.h"
+#include "runner/test_job.h"
 #include "timing/timer.h"
 
 namespace backendbench::runner {
@@ -28,28 +37,40 @@ class OperatorRun {
   OperatorRun(std::string op_name, c10::OperatorHandle op, backends::Kernel kernel, const RunOptions& options,
               double floor_ms);
 
-  report::CorrectnessResult correctness(const data::InputRecord& input);
-  // `known_correct`: this input's correctness test already passed (here or in
-  // another process), so it is not checked again before timing.
-  report::PerformanceResult performance(const data::InputRecord& input, bool known_correct = false);
+  // An outcome with `correctness` or `excluded` set.
+  TestOutcome correctness(const data::InputRecord& input);
+  // An outcome with `performance` or `excluded` set. `known_correct`: this
+  // input's correctness test already passed (here or in another process), so
+  // it is not checked again before timing.
+  TestOutcome performance(const data::InputRecord& input, bool known_correct = false);
 
  private:
-  void call_reference(const torch::jit::Stack& inputs);
-  void call_candidate(const torch::jit::Stack& inputs);
+  struct Checked;  // what checking one record found
+  Checked check(const data::InputRecord& input);
+  void check_fresh_values(const data::InputRecord& input, uint64_t seed, const ReferenceRun& reference,
+                          const CandidateRun& candidate, const Verdict& first, Checked& out);
+  void check_neighbour_shape(const data::InputRecord& input, uint64_t seed, const Verdict& first, Checked& out);
+  std::optional<Failure> borrowed_work(const CandidateRun& candidate, const ReferenceRun& reference) const;
+  std::optional<Failure> linked_work();
+  std::optional<Failure> check_timed(const data::InputRecord& input, uint64_t seed, const torch::jit::Stack& timed_inputs,
+                                     const std::optional<torch::jit::Stack>& last_output);
+
   util::BaselineKey baseline_key(const data::InputRecord& input, const std::string& mode) const;
   std::optional<timing::PairedTiming> with_cached_reference(const data::InputRecord& input,
                                                             const std::function<void()>& candidate);
   void store_reference(const data::InputRecord& input, const timing::Timing& reference);
   uint64_t seed_of(const data::InputRecord& input) const;
-  std::variant<check::Comparison, Failure> check_outputs(const data::InputRecord& input);
 
   std::string op_name_;
   c10::OperatorHandle op_;
   backends::Kernel kernel_;
   const RunOptions& options_;
-  const std::vector<check::Depth> depths_;
   const double floor_ms_;
-  std::unordered_set<std::string> passed_;  // args of the correctness tests that passed
+  JudgeRules rules_;
+  observe::BorrowedWorkCheck borrowed_;
+  bool observe_;  // the candidate is not ATen itself: its calls (and ATen's) are recorded
+  std::optional<std::optional<Failure>> linked_;  // what its shared object links, once read
+  std::unordered_set<std::string> passed_;         // args of the correctness tests that passed
 };
 
 }  // namespace backendbench::runner

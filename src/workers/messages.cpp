@@ -14,6 +14,7 @@ Json to_json(const WorkerConfig& c) {
           {"kernels_dir", c.backend.kernels_dir.string()},
           {"device", c.device},
           {"seed", c.seed},
+          {"secret", c.secret},
           {"atol", c.tolerance.atol},
           {"rtol", c.tolerance.rtol},
           {"timing",
@@ -53,6 +54,7 @@ WorkerConfig config_from_json(const Json& j) {
                .kernels_dir = j.at("kernels_dir").get<std::string>()};
   c.device = j.at("device").get<std::string>();
   c.seed = j.at("seed").get<uint64_t>();
+  c.secret = j.at("secret").get<uint64_t>();
   c.tolerance = {.atol = j.at("atol").get<double>(), .rtol = j.at("rtol").get<double>()};
   const Json& t = j.at("timing");
   c.timing = {.warmup = t.at("warmup").get<size_t>(),
