@@ -21,6 +21,8 @@
 #   override  real models on ATen and on examples/kernels_cuda (tools/model_override.py)
 #   kernels   the CUDA example kernels on their operators' torchbench inputs -> kernels_run/
 #   scaling   the full torchbench suite on GPU 0 alone, then on GPUs 0 and 1 -> scaling.txt
+#   verdicts  the verdict pipeline's GPU tests (VerdictsGpu: CUDA trace cases, CUDA cheats), then the full
+#             shipped torchbench dataset ATen against ATen with every check -> verdicts_run/, with the time per test
 # Everything lands in one archive, $RESULTS (default ./gpu_results.tgz). Artifacts are written to
 # $SESSION_DIR (default: a fresh temporary folder); give several invocations the same SESSION_DIR
 # (e.g. build/session) so that ncu and dobench find the bench_timing.json of an earlier bench.
@@ -99,5 +101,13 @@ for step in "$@"; do
         echo "devices $devices: $(( (end - start) / 1000000 )) ms; $(grep -m1 'correctness score' "$OUT/scaling_$devices.txt")" \
           | tee -a "$OUT/scaling.txt"
       done ;;
+    verdicts) ctest --test-dir build -L gpu -R VerdictsGpu --output-on-failure 2>&1 | tail -30
+      start=$(date +%s%N)
+      build/backendbench --suite torchbench --backend aten --no-baseline-cache --log-dir "$OUT/verdicts_run" \
+        2>"$OUT/verdicts_stderr.txt" | tee "$OUT/verdicts.txt"
+      end=$(date +%s%N)
+      tests=$(python3 -c 'import json,sys;print(len(json.load(open(sys.argv[1]))))' "$OUT/verdicts_run/full_results.json")
+      echo "verdicts: $tests tests in $(( (end - start) / 1000000 )) ms, $(( (end - start) / 1000 / (tests > 0 ? tests : 1) )) us per test"
+      grep -A12 -E "^## (Failures by Type|Excluded Inputs)" "$OUT/verdicts_run/OVERALL_SUMMARY.md" | head -40 ;;
   esac
 done

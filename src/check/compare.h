@@ -4,8 +4,9 @@
 // Tensors must agree in dtype, shape, device and layout, and a dense output
 // must have ATen's strides (dims of size 1 aside); a non-dense output (an
 // expanded or overlapping view) is compared by value only. Non-finite values
-// must be ATen's (NaN where ATen gives NaN, the same infinity), and a zero
-// must have the sign ATen gives it. Integer and bool tensors must be equal.
+// must be ATen's (NaN where ATen gives NaN, the same infinity); the sign of a
+// zero is not judged (ATen's own kernels leave it open). Integer and bool
+// tensors must be equal.
 // Sparse COO outputs are compared coalesced: indices exactly, values as below.
 //
 // Floating values are judged by an error budget (check/tolerance.h): an

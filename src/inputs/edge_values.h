@@ -1,7 +1,8 @@
 // Values at the edges of a floating type, planted into fresh inputs: NaN,
 // +inf, -inf and -0.0 at a few positions of every floating tensor, so that a
-// kernel that drops a NaN, turns -inf into a number or loses the sign of a
-// zero differs from ATen where ATen defines the result.
+// kernel that drops a NaN or turns -inf into a number differs from ATen, and
+// one that mishandles -0.0 in its arithmetic (1 / x, comparisons) differs in
+// the values that follow.
 #pragma once
 
 #include <cstdint>

@@ -27,7 +27,7 @@ enum class ErrorType {
   // Outputs unlike ATen's.
   mismatch,            // MismatchError: values beyond BackendBench's atol/rtol
   precision_loss,      // PrecisionLoss: within atol/rtol, beyond the error budget ATen's own precision sets
-  special_value_mismatch,  // SpecialValueMismatch: NaN, +-inf or the sign of a zero unlike ATen's
+  special_value_mismatch,  // SpecialValueMismatch: NaN or +-inf unlike ATen's
   wrong_output_structure,  // WrongOutputStructure: number or kind of outputs
   wrong_dtype,         // WrongDtype
   wrong_shape,         // WrongShape

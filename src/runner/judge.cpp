@@ -1,5 +1,7 @@
 #include "runner/judge.h"
 
+#include <algorithm>
+
 #include <ATen/ATen.h>
 
 #include "inputs/constraints.h"
@@ -50,15 +52,15 @@ std::optional<Failure> late_result(const CandidateRun& candidate, const std::vec
   return std::nullopt;
 }
 
-check::Comparison compare(const JudgeRules& rules, const JudgeInput& in, const torch::jit::Stack& expected,
-                          const torch::jit::Stack& got, const std::vector<std::optional<double>>& spread) {
-  check::Expected e{.outputs = expected,
-                    .truth = in.truth,
+check::Comparison compare(const JudgeRules& rules, const JudgeInput& in, const torch::jit::Stack& truth,
+                          const std::vector<std::optional<double>>& spread) {
+  check::Expected e{.outputs = in.reference.outputs,
+                    .truth = truth,
                     .depths = rules.depths,
                     .spread = spread,
-                    .fixed_budget = in.fixed_budgets,
-                    .reduction_size = reduction_sizes(in.pristine, expected)};
-  return check::compare_outputs(e, got, rules.tolerance);
+                    .fixed_budget = truth.empty() ? in.fixed_budgets : std::vector<std::optional<double>>{},
+                    .reduction_size = reduction_sizes(in.pristine, in.reference.outputs)};
+  return check::compare_outputs(e, in.candidate.outputs, rules.tolerance);
 }
 
 }  // namespace
@@ -84,14 +86,22 @@ Verdict judge(const JudgeRules& rules, const JudgeInput& in) {
     }
   }
   std::vector<std::optional<double>> spread;
-  verdict.comparison = compare(rules, in, in.reference.outputs, in.candidate.outputs, spread);
-  // Values unlike ATen's: is ATen itself unlike ATen on this input?
-  if (!verdict.comparison.matches && check::is_value_failure(verdict.comparison.type) && in.rerun_reference) {
+  torch::jit::Stack truth;
+  verdict.comparison = compare(rules, in, truth, spread);
+  const auto differs = [&] { return !verdict.comparison.matches && check::is_value_failure(verdict.comparison.type); };
+  // Values unlike ATen's within the budget's floor: judged against the truth.
+  if (differs() && in.truth) {
+    truth = in.truth();
+    verdict.truth_unavailable = truth.empty();
+    if (!truth.empty()) verdict.comparison = compare(rules, in, truth, spread);
+  }
+  // Still unlike ATen's: is ATen itself unlike ATen on this input?
+  if (differs() && in.rerun_reference) {
     if (const auto again = in.rerun_reference()) {
       spread = check::run_to_run_spread(in.reference.outputs, again->outputs);
       if (std::any_of(spread.begin(), spread.end(), [](const auto& d) { return d.has_value(); })) {
         verdict.nondeterministic_reference = true;
-        verdict.comparison = compare(rules, in, in.reference.outputs, in.candidate.outputs, spread);
+        verdict.comparison = compare(rules, in, truth, spread);
       }
     }
   }

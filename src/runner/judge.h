@@ -1,9 +1,12 @@
 // Judging one candidate call against ATen's call on the same input: the
 // outputs as the caller got them (LateResult), the operator's contract, the
-// values of the outputs and of the written arguments. When values differ,
-// ATen is run once more on the same input: if it differs from itself (a
-// nondeterministic reference: atomics, cuDNN algorithms), the budget widens
-// to its own run-to-run difference and the result says so.
+// values of the outputs and of the written arguments. Values are first judged
+// without the higher-precision truth (the cheap case: outputs equal to ATen's
+// or within the budget's floor); when they differ, the truth is run and they
+// are judged again; when they still differ, ATen is run once more on the same
+// input: if it differs from itself (a nondeterministic reference: atomics,
+// cuDNN algorithms), the budget widens to its own run-to-run difference and
+// the result says so.
 #pragma once
 
 #include <functional>
@@ -34,14 +37,18 @@ struct Verdict {
   std::optional<Failure> failure;  // empty: the candidate passed on this input
   check::Comparison comparison;    // the budget figures (of the outputs)
   bool nondeterministic_reference = false;
+  bool truth_unavailable = false;  // the truth was needed, but the operator does not take wider inputs
 };
 
 struct JudgeInput {
   const ReferenceRun& reference;
-  const torch::jit::Stack& truth;     // ATen's outputs in a wider dtype; empty when none
+  // ATen's outputs on the inputs in a wider dtype (check/tolerance.h), run
+  // only when the outputs are not within the budget without it; none: no truth.
+  std::function<torch::jit::Stack()> truth;
   const CandidateRun& candidate;
   const torch::jit::Stack& pristine;  // the inputs as made (for InputMutated)
-  std::vector<std::optional<double>> fixed_budgets;  // from the test's first input; empty: computed
+  // From the test's first input, for the comparison without a truth; empty: computed.
+  std::vector<std::optional<double>> fixed_budgets;
   bool check_contract = true;
   // ATen once more on the same input; nullopt when it cannot be run again.
   std::function<std::optional<ReferenceRun>()> rerun_reference;

@@ -34,8 +34,10 @@ report::GraphTimes graph_times(const timing::GraphTiming& reference, const timin
   return g;
 }
 
+// Its first line: the dispatcher's "not available for this backend" goes on
+// to list every dispatch key.
 std::string aten_raised(c10::Device device, const Failure& f) {
-  return "ATen raised on " + device.str() + ": " + f.type_name() + ": " + f.message;
+  return "ATen raised on " + device.str() + ": " + f.type_name() + ": " + f.message.substr(0, f.message.find('\n'));
 }
 
 // Whether ATen accepts `args` by their shapes alone (on the meta device, with
@@ -131,6 +133,21 @@ uint64_t OperatorRun::seed_of(const data::InputRecord& input) const {
   return inputs::test_seed(op_name_, input.args_text, options_.seed);
 }
 
+std::function<torch::jit::Stack()> OperatorRun::truth_on(const torch::jit::Stack& inputs) const {
+  return [this, &inputs] {
+    const auto dtype = check::truth_dtype(inputs);
+    return dtype ? run_truth(op_, inputs, options_.device, *dtype) : torch::jit::Stack{};
+  };
+}
+
+std::function<std::optional<ReferenceRun>()> OperatorRun::rerun_on(const torch::jit::Stack& inputs) const {
+  return [this, &inputs]() -> std::optional<ReferenceRun> {
+    auto again = run_reference(op_, inputs, options_.device, false);
+    if (auto* r = std::get_if<ReferenceRun>(&again)) return std::move(*r);
+    return std::nullopt;
+  };
+}
+
 std::optional<Failure> OperatorRun::borrowed_work(const CandidateRun& candidate, const ReferenceRun& reference) const {
   if (auto b = borrowed_.check_calls(candidate.calls, reference.calls)) return Failure(b->type, b->message);
   return std::nullopt;
@@ -175,10 +192,8 @@ OperatorRun::Checked OperatorRun::check(const data::InputRecord& input) {
     out.failure = *f;
     return out;
   }
-  torch::jit::Stack truth;
-  if (const auto dtype = check::truth_dtype(inputs)) truth = run_truth(op_, inputs, device, *dtype);
-  // ATen once more on the same input, for the determinism check: the reference's
-  // inputs are as made, unless the operator writes some of them.
+  // The inputs as made, for the truth and for running ATen once more (the
+  // determinism check): the reference's, unless the operator writes some of them.
   const torch::jit::Stack rerun_inputs = rules_.written.empty() ? reference.inputs : copy_inputs(inputs);
   auto ran = run_candidate(kernel_, inputs, device, observe_, rules_.written_indices);
   if (auto* f = std::get_if<Failure>(&ran)) {
@@ -192,18 +207,11 @@ OperatorRun::Checked OperatorRun::check(const data::InputRecord& input) {
     out.failure = *f;
     return out;
   }
-  auto rerun = [&]() -> std::optional<ReferenceRun> {
-    auto again = run_reference(op_, rerun_inputs, device, false);
-    if (auto* r = std::get_if<ReferenceRun>(&again)) return std::move(*r);
-    return std::nullopt;
-  };
-  const Verdict first = judge(rules_, {.reference = reference, .truth = truth, .candidate = candidate,
-                                       .pristine = reference.inputs, .rerun_reference = rerun});
+  const Verdict first = judge(rules_, {.reference = reference, .truth = truth_on(rerun_inputs), .candidate = candidate,
+                                       .pristine = reference.inputs, .rerun_reference = rerun_on(rerun_inputs)});
   out.figures = first.comparison;
   if (first.nondeterministic_reference) out.note("NONDETERMINISTIC_REFERENCE");
-  if (first.comparison.error_budget && first.comparison.reference_precision.empty()) {
-    out.note("NO_HIGH_PRECISION_REFERENCE");
-  }
+  if (first.truth_unavailable) out.note("NO_HIGH_PRECISION_REFERENCE");
   if (first.failure) {
     out.failure = first.failure;
     return out;
@@ -243,15 +251,10 @@ void OperatorRun::check_fresh_values(const data::InputRecord& input, uint64_t se
     out.failure = with_context(*f, context);
     return;
   }
-  const torch::jit::Stack rerun_inputs = rules_.written.empty() ? reference.inputs : fresh;
-  auto rerun = [&]() -> std::optional<ReferenceRun> {
-    auto again = run_reference(op_, rerun_inputs, device, false);
-    if (auto* r = std::get_if<ReferenceRun>(&again)) return std::move(*r);
-    return std::nullopt;
-  };
-  const Verdict verdict = judge(rules_, {.reference = reference, .truth = {}, .candidate = candidate,
+  const torch::jit::Stack& rerun_inputs = rules_.written.empty() ? reference.inputs : fresh;
+  const Verdict verdict = judge(rules_, {.reference = reference, .truth = truth_on(rerun_inputs), .candidate = candidate,
                                          .pristine = reference.inputs, .fixed_budgets = first_verdict.comparison.budgets,
-                                         .rerun_reference = rerun});
+                                         .rerun_reference = rerun_on(rerun_inputs)});
   if (verdict.nondeterministic_reference) out.note("NONDETERMINISTIC_REFERENCE");
   const auto reused = reused_output(candidate, first);
   if (verdict.failure && check::is_value_failure(verdict.failure->type()) &&
@@ -296,14 +299,9 @@ void OperatorRun::check_neighbour_shape(const data::InputRecord& input, uint64_t
       out.failure = with_context(*f, context);
       return;
     }
-    auto rerun = [&]() -> std::optional<ReferenceRun> {
-      auto again = run_reference(op_, rerun_inputs, device, false);
-      if (auto* r = std::get_if<ReferenceRun>(&again)) return std::move(*r);
-      return std::nullopt;
-    };
-    const Verdict verdict = judge(rules_, {.reference = reference, .truth = {}, .candidate = candidate,
+    const Verdict verdict = judge(rules_, {.reference = reference, .truth = truth_on(rerun_inputs), .candidate = candidate,
                                            .pristine = reference.inputs, .fixed_budgets = first.comparison.budgets,
-                                           .rerun_reference = rerun});
+                                           .rerun_reference = rerun_on(rerun_inputs)});
     if (verdict.nondeterministic_reference) out.note("NONDETERMINISTIC_REFERENCE");
     if (verdict.failure) {
       Failure f = with_context(*verdict.failure, context + ", where the suite's shape passed");
@@ -360,17 +358,10 @@ std::optional<Failure> OperatorRun::check_timed(const data::InputRecord& input, 
     auto referenced = run_reference(op_, timed_inputs, device, false);
     if (auto* f = std::get_if<Failure>(&referenced)) return with_context(*f, "ATen on the timed inputs");
     const ReferenceRun& reference = std::get<ReferenceRun>(referenced);
-    torch::jit::Stack truth;
-    if (const auto dtype = check::truth_dtype(timed_inputs)) truth = run_truth(op_, timed_inputs, device, *dtype);
     const CandidateRun candidate{.inputs = timed_inputs, .outputs = *last_output, .snapshot = *last_output};
-    auto rerun = [&]() -> std::optional<ReferenceRun> {
-      auto again = run_reference(op_, reference.inputs, device, false);
-      if (auto* r = std::get_if<ReferenceRun>(&again)) return std::move(*r);
-      return std::nullopt;
-    };
-    const Verdict verdict = judge(rules_, {.reference = reference, .truth = truth, .candidate = candidate,
+    const Verdict verdict = judge(rules_, {.reference = reference, .truth = truth_on(reference.inputs), .candidate = candidate,
                                            .pristine = reference.inputs, .check_contract = false,
-                                           .rerun_reference = rerun});
+                                           .rerun_reference = rerun_on(reference.inputs)});
     if (verdict.failure) {
       return Failure(ErrorType::wrong_when_timed, "the output of the last timed call: " + verdict.failure->message);
     }
@@ -385,12 +376,14 @@ std::optional<Failure> OperatorRun::check_timed(const data::InputRecord& input, 
   auto referenced = run_reference(op_, timed_inputs, device, false);
   if (std::holds_alternative<Failure>(referenced)) return std::nullopt;
   const ReferenceRun& reference = std::get<ReferenceRun>(referenced);
+  // The fresh values as made (the candidate writes the timed buffers of the arguments it writes).
+  const torch::jit::Stack pristine = rules_.written.empty() ? reference.inputs : copy_inputs(timed_inputs);
   auto ran = run_candidate(kernel_, timed_inputs, device, false, rules_.written_indices);
   if (auto* f = std::get_if<Failure>(&ran)) return with_context(*f, "after timing, on fresh values in the timed buffers");
   const CandidateRun& candidate = std::get<CandidateRun>(ran);
-  const Verdict verdict = judge(rules_, {.reference = reference, .truth = {}, .candidate = candidate,
-                                         .pristine = reference.inputs, .fixed_budgets = budgets,
-                                         .check_contract = false});
+  const Verdict verdict = judge(rules_, {.reference = reference, .truth = truth_on(pristine), .candidate = candidate,
+                                         .pristine = pristine, .fixed_budgets = budgets,
+                                         .check_contract = false, .rerun_reference = rerun_on(pristine)});
   if (!verdict.failure) return std::nullopt;
   if (!previous.empty() && all_bitwise_equal(candidate.outputs, previous)) {
     return Failure(ErrorType::stale_result,

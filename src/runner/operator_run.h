@@ -14,6 +14,7 @@
 // or caches by address, fails (WrongWhenTimed, StaleResult).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_set>
@@ -50,6 +51,9 @@ class OperatorRun {
   void check_fresh_values(const data::InputRecord& input, uint64_t seed, const ReferenceRun& reference,
                           const CandidateRun& candidate, const Verdict& first, Checked& out);
   void check_neighbour_shape(const data::InputRecord& input, uint64_t seed, const Verdict& first, Checked& out);
+  // ATen's outputs on `inputs` in a wider dtype, and ATen once more on them, when the judge needs them.
+  std::function<torch::jit::Stack()> truth_on(const torch::jit::Stack& inputs) const;
+  std::function<std::optional<ReferenceRun>()> rerun_on(const torch::jit::Stack& inputs) const;
   std::optional<Failure> borrowed_work(const CandidateRun& candidate, const ReferenceRun& reference) const;
   std::optional<Failure> linked_work();
   std::optional<Failure> check_timed(const data::InputRecord& input, uint64_t seed, const torch::jit::Stack& timed_inputs,

@@ -341,12 +341,12 @@ at::Tensor f64(std::vector<double> values) { return at::tensor(values, at::kDoub
 
 // --- special values ------------------------------------------------------------
 
-TEST(CompareSpecialValues, AZeroHasATensSign) {
+// ATen leaves the sign of a zero open (maximum(-0.0, 0.0) differs between its
+// scalar and vectorized paths), so it is not judged.
+TEST(CompareSpecialValues, TheSignOfAZeroIsNotJudged) {
   const Comparison c = compare_outputs(Expected{.outputs = {f64({kNegZero, 1.0}).to(at::kFloat)}},
                                        {f64({0.0, 1.0}).to(at::kFloat)});
-  EXPECT_FALSE(c.matches);
-  EXPECT_EQ(c.type, ErrorType::special_value_mismatch);
-  EXPECT_TRUE(contains(c.mismatch, "index (0,)"));
+  EXPECT_TRUE(c.matches) << c.mismatch;
 }
 
 TEST(CompareSpecialValues, DroppedNaNAndInfinitiesAreSpecialValueMismatches) {
@@ -385,7 +385,7 @@ TEST(CompareBudget, AnotherSummationOrderPasses) {
   EXPECT_EQ(e.reduction_size[0], 4096);
   const Comparison accurate = compare_outputs(e, {exact.to(at::kFloat)});
   EXPECT_TRUE(accurate.matches) << accurate.mismatch;
-  EXPECT_EQ(accurate.reference_precision, "Double");
+  EXPECT_EQ(accurate.reference_precision, "float64");
   ASSERT_TRUE(accurate.reference_error.has_value());
   EXPECT_GT(*accurate.reference_error, 0.0);
   const Comparison in_order = compare_outputs(e, {sequential});
