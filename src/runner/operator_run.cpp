@@ -222,6 +222,25 @@ OperatorRun::Checked OperatorRun::check(const data::InputRecord& input) {
   return out;
 }
 
+// The candidate on one more input of the test; nullopt, with the failure in
+// `out`, when it raised or borrowed ATen's work.
+std::optional<CandidateRun> OperatorRun::run_checked(const torch::jit::Stack& inputs, const ReferenceRun& reference,
+                                                     const std::string& context, Checked& out) {
+  auto ran = run_candidate(kernel_, inputs, options_.device, observe_, rules_.written_indices);
+  if (auto* f = std::get_if<Failure>(&ran)) {
+    out.failure = with_context(*f, context);
+    return std::nullopt;
+  }
+  CandidateRun& candidate = std::get<CandidateRun>(ran);
+  out.add_calls(candidate.calls);
+  ++out.inputs_checked;
+  if (auto f = borrowed_work(candidate, reference)) {
+    out.failure = with_context(*f, context);
+    return std::nullopt;
+  }
+  return std::move(candidate);
+}
+
 // The suite's input again with fresh values (NaN, +-inf and -0.0 planted),
 // written into the buffers the candidate just had: a result cached by shape or
 // by address is stale.
@@ -239,18 +258,9 @@ void OperatorRun::check_fresh_values(const data::InputRecord& input, uint64_t se
   const bool same_buffers = refill_inputs(first.inputs, fresh);
   const torch::jit::Stack candidate_inputs = same_buffers ? first.inputs : copy_inputs(fresh);
   const std::string context = "on fresh values (NaN, +-inf and -0.0 among them)";
-  auto ran = run_candidate(kernel_, candidate_inputs, device, observe_, rules_.written_indices);
-  if (auto* f = std::get_if<Failure>(&ran)) {
-    out.failure = with_context(*f, context);
-    return;
-  }
-  const CandidateRun& candidate = std::get<CandidateRun>(ran);
-  out.add_calls(candidate.calls);
-  ++out.inputs_checked;
-  if (auto f = borrowed_work(candidate, reference)) {
-    out.failure = with_context(*f, context);
-    return;
-  }
+  const auto ran = run_checked(candidate_inputs, reference, context, out);
+  if (!ran) return;
+  const CandidateRun& candidate = *ran;
   const torch::jit::Stack& rerun_inputs = rules_.written.empty() ? reference.inputs : fresh;
   const Verdict verdict = judge(rules_, {.reference = reference, .truth = truth_on(rerun_inputs), .candidate = candidate,
                                          .pristine = reference.inputs, .fixed_budgets = first_verdict.comparison.budgets,
@@ -287,18 +297,9 @@ void OperatorRun::check_neighbour_shape(const data::InputRecord& input, uint64_t
     const ReferenceRun& reference = std::get<ReferenceRun>(referenced);
     const std::string context = "on a neighbouring shape (" + neighbour.description + ")";
     const torch::jit::Stack rerun_inputs = rules_.written.empty() ? reference.inputs : copy_inputs(inputs);
-    auto ran = run_candidate(kernel_, inputs, device, observe_, rules_.written_indices);
-    if (auto* f = std::get_if<Failure>(&ran)) {
-      out.failure = with_context(*f, context);
-      return;
-    }
-    const CandidateRun& candidate = std::get<CandidateRun>(ran);
-    out.add_calls(candidate.calls);
-    ++out.inputs_checked;
-    if (auto f = borrowed_work(candidate, reference)) {
-      out.failure = with_context(*f, context);
-      return;
-    }
+    const auto ran = run_checked(inputs, reference, context, out);
+    if (!ran) return;
+    const CandidateRun& candidate = *ran;
     const Verdict verdict = judge(rules_, {.reference = reference, .truth = truth_on(rerun_inputs), .candidate = candidate,
                                            .pristine = reference.inputs, .fixed_budgets = first.comparison.budgets,
                                            .rerun_reference = rerun_on(rerun_inputs)});

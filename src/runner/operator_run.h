@@ -50,6 +50,8 @@ class OperatorRun {
   Checked check(const data::InputRecord& input);
   void check_fresh_values(const data::InputRecord& input, uint64_t seed, const ReferenceRun& reference,
                           const CandidateRun& candidate, const Verdict& first, Checked& out);
+  std::optional<CandidateRun> run_checked(const torch::jit::Stack& inputs, const ReferenceRun& reference,
+                                         const std::string& context, Checked& out);
   void check_neighbour_shape(const data::InputRecord& input, uint64_t seed, const Verdict& first, Checked& out);
   // ATen's outputs on `inputs` in a wider dtype, and ATen once more on them, when the judge needs them.
   std::function<torch::jit::Stack()> truth_on(const torch::jit::Stack& inputs) const;

@@ -6,17 +6,11 @@
 // Then cheats that work on any device fail with their own error_type on CUDA.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
 #include <ATen/ATen.h>
-#include <nlohmann/json.hpp>
 
+#include "e2e/cli_harness.h"
 #include "ops/engine_test_util.h"
 #include "runner/operator_run.h"
-#include "support/remove_tree.h"
 
 namespace backendbench::runner {
 namespace {
@@ -24,45 +18,34 @@ namespace {
 using backendbench::testing::op_handle;
 using backendbench::testing::record;
 
-nlohmann::json read_json(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  return nlohmann::json::parse(in);
-}
+class VerdictsGpuRun : public e2e::CliTest {};
 
-TEST(VerdictsGpu, TraceCasesScoreOneWithEveryExclusionExplained) {
-  const auto dir = std::filesystem::temp_directory_path() / ("bb_gpu_verdicts_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  std::ofstream(dir / "cases.txt")
-      << "Operator: aten._sparse_coo_tensor_with_dims_and_tensors.default\n"
-         "cnt: 1, ((1, 1, [16, 4], T([1, 12], i64), T([12, 4], f16)), {'dtype': torch.float16, 'layout': "
-         "torch.sparse_coo, 'device': 'cuda', 'pin_memory': None})\n"
-         "Operator: aten.scatter_add.default\n"
-         "cnt: 1, ((T([64, 256], f16), 0, T([8192, 256], i64), T([8192, 256], f16)), {})\n"
-         "Operator: aten._fft_c2c.default\n"
-         "cnt: 1, ((T([4, 12], c32), [1], 0, True), {})\n"
-         "cnt: 1, ((T([4, 16], c32), [1], 0, True), {})\n"
-         "Operator: aten._cudnn_rnn.default\n"
-         "cnt: 1, ((T([5, 3, 8], f16), [T([64, 8], f16), T([64, 16], f16), T([64], f16), T([64], f16)], 4, None, "
-         "T([1, 3, 16], f16), T([1, 3, 16], f16), 2, 16, 0, 1, False, 0.0, True, False, [], None), {})\n";
-  const std::string cmd = "cd '" + dir.string() + "' && '" BACKENDBENCH_BINARY
-                          "' --suite torchbench --data cases.txt --device cuda --log-dir out > stdout.txt 2> stderr.txt";
-  ASSERT_EQ(std::system(cmd.c_str()), 0);
-  std::ifstream out(dir / "stdout.txt");
-  std::stringstream text;
-  text << out.rdbuf();
-  EXPECT_NE(text.str().find("correctness score (mean pass rate over all operators): 1.00"), std::string::npos)
-      << text.str();
-  for (const auto& r : read_json(dir / "out" / "full_results.json")) {
+TEST_F(VerdictsGpuRun, TraceCasesScoreOneWithEveryExclusionExplained) {
+  write("cases.txt",
+        "Operator: aten._sparse_coo_tensor_with_dims_and_tensors.default\n"
+        "cnt: 1, ((1, 1, [16, 4], T([1, 12], i64), T([12, 4], f16)), {'dtype': torch.float16, 'layout': "
+        "torch.sparse_coo, 'device': 'cuda', 'pin_memory': None})\n"
+        "Operator: aten.scatter_add.default\n"
+        "cnt: 1, ((T([64, 256], f16), 0, T([8192, 256], i64), T([8192, 256], f16)), {})\n"
+        "Operator: aten._fft_c2c.default\n"
+        "cnt: 1, ((T([4, 12], c32), [1], 0, True), {})\n"
+        "cnt: 1, ((T([4, 16], c32), [1], 0, True), {})\n"
+        "Operator: aten._cudnn_rnn.default\n"
+        "cnt: 1, ((T([5, 3, 8], f16), [T([64, 8], f16), T([64, 16], f16), T([64], f16), T([64], f16)], 4, None, "
+        "T([1, 3, 16], f16), T([1, 3, 16], f16), 2, 16, 0, 1, False, 0.0, True, False, [], None), {})\n");
+  const e2e::Outcome o = run("--suite torchbench --data cases.txt --device cuda --log-dir out");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("correctness score (mean pass rate over all operators): 1.00"), std::string::npos) << o.out;
+  for (const auto& r : e2e::read_json(dir_ / "out" / "full_results.json")) {
     if (r["test_type"] == "correctness") {
       EXPECT_TRUE(r["is_correct"].get<bool>()) << r.dump();
     }
   }
-  for (const auto& e : read_json(dir / "out" / "excluded_tests.json")) {
+  for (const auto& e : e2e::read_json(dir_ / "out" / "excluded_tests.json")) {
     if (e.value("at_run_time", false)) {
       EXPECT_NE(e["reason"].get<std::string>().find("cuda"), std::string::npos) << e.dump();
     }
   }
-  backendbench::testing::remove_tree(dir);
 }
 
 backends::Kernel cpp_kernel(std::function<at::Tensor(const at::Tensor&)> fn) {
