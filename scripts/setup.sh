@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs what is missing, then configures and builds backendbench into build/.
+# Installs what is missing, then configures and builds backendbench into build/
+# (the Python module and the Python-kernel plugin included) and makes
+# `import backendbench` work for $PYTHON.
 # Safe to run again: every step checks first and the build is incremental.
 #   BUILD_DIR=...   build folder (default: build)
 #   BUILD_TYPE=...  CMake build type (default: Release)
@@ -16,6 +18,18 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 if ! "$PYTHON" -c 'import torch' 2>/dev/null; then
   echo "setup: installing torch==2.13.0"
   "$PYTHON" -m pip install torch==2.13.0
+fi
+
+# torch's OpInfo database (--suite opinfo) imports expecttest, a pure-Python test helper.
+if ! "$PYTHON" -c 'import expecttest' 2>/dev/null; then
+  echo "setup: installing expecttest"
+  "$PYTHON" -m pip install expecttest
+fi
+
+# pytest runs the Python tests (registered with CTest).
+if ! "$PYTHON" -c 'import pytest' 2>/dev/null; then
+  echo "setup: installing pytest"
+  "$PYTHON" -m pip install pytest
 fi
 
 # 2. Libraries and tools from Debian, only those that are missing.
@@ -49,3 +63,17 @@ if [ ! -f "$BUILD_DIR/build.ninja" ] || [ ${#missing[@]} -gt 0 ]; then
     -DCMAKE_PREFIX_PATH="$TORCH_PREFIX" -DPython3_EXECUTABLE="$(command -v "$PYTHON")"
 fi
 cmake --build "$BUILD_DIR" -j "$(nproc)"
+
+# 4. `import backendbench` for this Python: the source tree's python/ folder on
+# its path (a .pth file in site-packages); the package finds its compiled
+# module in the build folder. `pip install .` installs it as a package instead.
+if [ -f "$BUILD_DIR/build.ninja" ] && compgen -G "$BUILD_DIR/python/backendbench/_C*.so" >/dev/null; then
+  pth_dir=$("$PYTHON" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+  [ -w "$pth_dir" ] || pth_dir=$("$PYTHON" -c 'import site; print(site.getusersitepackages())')
+  pth_line="$(pwd)/python"
+  if [ "$(cat "$pth_dir/backendbench.pth" 2>/dev/null)" != "$pth_line" ]; then
+    mkdir -p "$pth_dir" && echo "$pth_line" >"$pth_dir/backendbench.pth"
+    echo "setup: import backendbench now finds $pth_line ($pth_dir/backendbench.pth)"
+  fi
+  if [ "$BUILD_DIR" != build ]; then echo "setup: set BACKENDBENCH_BUILD_DIR=$BUILD_DIR for import backendbench"; fi
+fi

@@ -23,6 +23,19 @@
 #   scaling   the full torchbench suite on GPU 0 alone, then on GPUs 0 and 1 -> scaling.txt
 #   verdicts  the verdict pipeline's GPU tests (VerdictsGpu: CUDA trace cases, CUDA cheats), then the full
 #             shipped torchbench dataset ATen against ATen with every check -> verdicts_run/, with the time per test
+#   suites    --suite opinfo and --suite facto on ATen (CUDA, bfloat16) -> opinfo_run/, facto_run/, with
+#             their figures (tools/suite_figures.py) and times; OpInfo needs the expecttest package:
+#             a carried wheel is installed from $WHEELS_DIR (default: the repository root) when it is missing
+#   legacy    the published layout with torch 1.13 operators (tests/fixtures/published_traces), ATen vs ATen
+#             on CUDA -> legacy_run/ (expect correctness 1.00 and 2 inputs excluded as not operators of torch)
+#   python    Python kernels: the Triton examples on their torchbench inputs -> triton_run/; timm and
+#             Hugging Face models on them (tools/model_override.py); the Python tests; the boundary's
+#             cost per call (tools/python_boundary_bench.py) on CUDA and CPU
+#   pipinstall  pip wheel . (scikit-build-core, no build isolation: no network) installed into a folder of
+#             its own; import backendbench from there runs smoke on CUDA through the installed binary
+#   flaggems  --backend flag_gems: smoke -> flag_gems_smoke/, then torchbench -> flag_gems_torchbench/
+#             ($FLAG_GEMS_TOPN inputs per operator, default 3; empty for all of them). Installs the
+#             wheels carried in .whl/ (flag-gems and what it needs) when flag_gems does not import
 # Everything lands in one archive, $RESULTS (default ./gpu_results.tgz). Artifacts are written to
 # $SESSION_DIR (default: a fresh temporary folder); give several invocations the same SESSION_DIR
 # (e.g. build/session) so that ncu and dobench find the bench_timing.json of an earlier bench.
@@ -109,5 +122,51 @@ for step in "$@"; do
       tests=$(python3 -c 'import json,sys;print(len(json.load(open(sys.argv[1]))))' "$OUT/verdicts_run/full_results.json")
       echo "verdicts: $tests tests in $(( (end - start) / 1000000 )) ms, $(( (end - start) / 1000 / (tests > 0 ? tests : 1) )) us per test"
       grep -A12 -E "^## (Failures by Type|Excluded Inputs)" "$OUT/verdicts_run/OVERALL_SUMMARY.md" | head -40 ;;
+    suites) python3 -c 'import expecttest' 2>/dev/null \
+        || python3 -m pip install --no-index --find-links "${WHEELS_DIR:-.}" expecttest 2>&1 | tail -1
+      for suite in opinfo facto; do
+        SECONDS=0  # the first opinfo run includes the export of the OpInfo samples into the cache
+        timeout "${SUITES_TIMEOUT:-2400}" build/backendbench --suite "$suite" --backend aten --log-dir "$OUT/${suite}_run" \
+          2>"$OUT/${suite}_stderr.txt" | tee "$OUT/$suite.txt"
+        echo "$suite: ${SECONDS} s"
+        grep -E "exporting|OpInfos left out|facto: [0-9]+ operators|error|fatal" "$OUT/${suite}_stderr.txt" | head -8
+        python3 tools/suite_figures.py "$OUT/${suite}_run" | tee "$OUT/${suite}_figures.txt"
+      done ;;
+    legacy) build/backendbench --suite torchbench --data tests/fixtures/published_traces --log-dir "$OUT/legacy_run" \
+              2>"$OUT/legacy_stderr.txt" | tee "$OUT/legacy.txt"
+      grep -E "rewritten|not an operator" "$OUT/legacy_stderr.txt" | head -5
+      python3 -c "import json,sys; [print('excluded', e['op_name'] + ':', e['reason'][:60]) for e in json.load(open(sys.argv[1]))]" \
+        "$OUT/legacy_run/excluded_tests.json" ;;
+    python) timeout 300 build/backendbench --suite torchbench --backend directory \
+               --ops-directory examples/kernels_triton \
+               --ops aten.relu.default,aten.add.Tensor,aten.mul.Tensor,aten._softmax.default \
+               --log-dir "$OUT/triton_run" 2>"$OUT/triton_stderr.txt" | tee "$OUT/triton.txt"
+      grep -E "Error|failed" "$OUT/triton_stderr.txt" | head -20; cat "$OUT/triton_run/operator_summary.csv"
+      timeout 300 python3 tools/model_override.py --model "${OVERRIDE_MODELS:-timm_resnet18,hf_BertForMaskedLM}" \
+        --kernels-dir examples/kernels_triton --dtype "${OVERRIDE_DTYPE:-f32}" --device cuda 2>&1 \
+        | tee "$OUT/override_triton.txt" | tail -40
+      ctest --test-dir build -R "^python\.|Python" --output-on-failure 2>&1 | tail -15
+      for device in cuda cpu; do
+        PYTHONPATH=python python3 tools/python_boundary_bench.py --device $device --calls 5000 2>&1 \
+          | tee "$OUT/boundary_$device.txt"
+      done ;;
+    pipinstall) timeout 580 python3 -m pip wheel --no-build-isolation --no-deps -w "$OUT/wheel" . >"$OUT/pip_wheel.txt" 2>&1 \
+        || { tail -30 "$OUT/pip_wheel.txt"; continue; }
+      python3 -m pip install --no-deps --target "$OUT/site" "$OUT"/wheel/backendbench-*.whl 2>&1 | tail -2
+      (cd "$OUT" && PYTHONPATH="$OUT/site" python3 -c "import backendbench; print(backendbench.__file__); \
+print('correctness', backendbench.run(suite='smoke', backend='aten', device='cuda').correctness_score)") ;;
+    flaggems) if ! python3 -c "import flag_gems" 2>/dev/null; then
+        python3 -m pip install --no-deps --no-index .whl/*.whl >"$OUT/flag_gems_pip.txt" 2>&1 || tail -5 "$OUT/flag_gems_pip.txt"
+      fi
+      python3 -c "import flag_gems, triton, torch; print('flag_gems', flag_gems.__version__, 'triton', triton.__version__, 'torch', torch.__version__)"
+      build/backendbench --suite smoke --backend flag_gems --log-dir "$OUT/flag_gems_smoke" 2>"$OUT/flag_gems_smoke_stderr.txt" \
+        | tee "$OUT/flag_gems_smoke.txt"
+      tail -3 "$OUT/flag_gems_smoke_stderr.txt"
+      topn=(); [ -n "${FLAG_GEMS_TOPN-3}" ] && topn=(--topn-inputs "${FLAG_GEMS_TOPN-3}")
+      timeout "${FLAG_GEMS_TIMEOUT:-540}" build/backendbench --suite torchbench --backend flag_gems "${topn[@]}" \
+        --log-dir "$OUT/flag_gems_torchbench" 2>"$OUT/flag_gems_torchbench_stderr.txt" | tee "$OUT/flag_gems_torchbench.txt"
+      grep -m1 -E "suite torchbench: " "$OUT/flag_gems_torchbench_stderr.txt"
+      echo "operators evaluated by flag_gems: $(( $(wc -l <"$OUT/flag_gems_torchbench/operator_summary.csv") - 1 ))"
+      grep -m1 -E "flag_gems [0-9.]+: [0-9]+ ATen operators" "$OUT/flag_gems_torchbench_stderr.txt" ;;
   esac
 done

@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
-"""Run a real model on ATen, then on a directory of native kernels, and compare.
+"""Run a real model on ATen, then on a directory of kernels, and compare.
 
 The model is built as tools/trace_models.py builds it (random weights, no
 network), put in eval mode and run forward without autograd:
 
   1. on ATen: the reference outputs and time;
-  2. with backendbench.enable(--kernels-dir): the overridden operators run the
-     kernels; outputs must match the reference within the tolerance, and at
-     least one kernel must have been called;
+  2. within backendbench.enabled(--kernels-dir): the overridden operators run
+     the kernels (native .cpp/.cu, or Python .py: plain PyTorch or Triton, run
+     in this interpreter); outputs must match the reference within the
+     tolerance, and at least one kernel must have been called;
   3. after backendbench.disable(): ATen again; the call counts must not grow and
      the outputs must equal the reference (bitwise; within the tolerance where
      ATen itself is not deterministic, which is reported).
 
     python3 tools/model_override.py --model timm_resnet18 --kernels-dir examples/kernels_cuda
+    python3 tools/model_override.py --model timm_resnet18,hf_BertForMaskedLM --kernels-dir examples/kernels_triton
     python3 tools/model_override.py --model hf_BertForMaskedLM --kernels-dir examples/kernels_cuda --dtype bf16
     python3 tools/model_override.py --model selftest --kernels-dir examples/kernels_cpu --device cpu --dtype f32
 
@@ -92,15 +94,12 @@ def check_model(entry: trace_models.ModelEntry, settings: trace_models.Settings,
     reference, aten_ms = timed(run, settings.device, args.iters)
 
     start = time.perf_counter()
-    report = backendbench.enable(args.kernels_dir, settings.device)
-    print(f"  enabled {len(report.overridden)} operators in {time.perf_counter() - start:.1f} s")
-    for folder, why in sorted(report.failures.items()):
-        print(f"  skipped {folder}: {why.splitlines()[0] if why else ''}")
-    try:
+    with backendbench.enabled(args.kernels_dir, settings.device) as report:
+        print(f"  enabled {len(report.overridden)} operators in {time.perf_counter() - start:.1f} s")
+        for folder, why in sorted(report.failures.items()):
+            print(f"  skipped {folder}: {why.splitlines()[0] if why else ''}")
         outputs, kernels_ms = timed(run, settings.device, args.iters)
         counts = backendbench.call_counts()
-    finally:
-        backendbench.disable()
 
     ok = True
     print(f"  ATen {aten_ms:.2f} ms, kernels {kernels_ms:.2f} ms per forward ({args.iters} runs after one warm-up)")

@@ -5,7 +5,9 @@
 #include "data/dataset_write.h"
 #include "data/select.h"
 #include "dataset/builder.h"
+#include "ops/legacy.h"
 #include "session/devices.h"
+#include "session/suites.h"
 #include "util/log.h"
 
 namespace backendbench::cli {
@@ -15,6 +17,8 @@ int dataset_command(const DatasetOptions& o) {
   const c10::Device device = session::choose_device(o.device);
   data::LoadedInputs loaded = data::load_traces(o.data);
   for (const auto& d : loaded.diagnostics) BB_LOG(warning) << d.where.describe() << ": " << d.message;
+  session::require_inputs("--data", o.data, !loaded.records.empty(), loaded.diagnostics);
+  ops::rewrite_legacy_records(loaded.records);
   const auto filters = data::split_op_filters(o.ops);
   std::erase_if(loaded.records, [&](const data::InputRecord& r) { return !data::matches_op_filters(r.op_name, filters); });
   const dataset::BuildSummary s =

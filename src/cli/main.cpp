@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   if (argc == 2 && std::string_view(argv[1]) == "__worker") return backendbench::session::serve_as_worker();
   try {
     const Command command = parse_command_line(argc, argv);
+    for (const auto& warning : command.warnings) std::cerr << "backendbench: warning: " << warning << "\n";
     switch (command.kind) {
       case Command::Kind::help:
         std::cout << command.help_text;

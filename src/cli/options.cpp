@@ -1,11 +1,18 @@
 #include "cli/options.h"
 
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <iomanip>
+#include <limits>
+#include <sstream>
 
 #include <CLI/CLI.hpp>
 
 #include "backends/backend.h"
+#include "spec/value.h"
 #include "suite/shard.h"
 #include "suite/suite.h"
 #include "util/log.h"
@@ -13,15 +20,57 @@
 namespace backendbench::cli {
 namespace {
 
-const auto kPositive = CLI::Validator(
-    [](std::string& v) {
-      try {
-        if (std::stoll(v) > 0) return std::string();
-      } catch (const std::exception&) {
-      }
-      return "must be a positive integer, got '" + v + "'";
-    },
-    "POSITIVE");
+// Numbers as people write them: 1000, 1e3 and 1000.0 are the same count; 0.5
+// is a fine amount but not a count. Refusals repeat the text as typed and print
+// bounds as written (1, not 1.000000). Counts are rewritten as digits for CLI11.
+enum class NumberKind { count, amount };
+
+std::string written(double bound) {
+  std::ostringstream out;
+  out << std::setprecision(15) << bound;
+  return out.str();
+}
+
+CLI::Validator number(NumberKind kind, double min, bool min_allowed = true) {
+  const std::string description =
+      min == -std::numeric_limits<double>::max()
+          ? "finite number"
+          : std::string(kind == NumberKind::count ? "whole number" : "number") + (min_allowed ? " >= " : " > ") +
+                written(min);
+  return CLI::Validator(
+      [kind, min, min_allowed](std::string& text) -> std::string {
+        const std::string got = ", got '" + text + "'";
+        const char* begin = text.c_str();
+        char* end = nullptr;
+        errno = 0;
+        const double value = std::strtod(begin, &end);
+        if (end == begin || *end != '\0' || std::isspace(static_cast<unsigned char>(text.front()))) {
+          return "must be a number such as 1000, 1e3 or 0.5" + got;
+        }
+        if (!std::isfinite(value)) return "must be a finite number" + got;
+        if (kind == NumberKind::count && std::trunc(value) != value) return "must be a whole number" + got;
+        if (min_allowed ? value < min : value <= min) {
+          return std::string("must be ") + (min_allowed ? (min == 0 ? "0 or more" : "at least " + written(min))
+                                                        : (min == 0 ? "positive" : "more than " + written(min))) +
+                 got;
+        }
+        if (kind == NumberKind::count) {
+          // 2^63: beyond it a double no longer tells counts apart, and int64 ends.
+          if (value >= 9223372036854775808.0) return "must be below 2^63" + got;
+          // Digits as typed keep their exact value; 1e3 and 1000.0 become 1000.
+          const bool digits = text.find_first_not_of("0123456789") == std::string::npos;
+          if (!digits) text = std::to_string(static_cast<int64_t>(value));
+        }
+        return {};
+      },
+      description);
+}
+
+const CLI::Validator kCount1 = number(NumberKind::count, 1);
+const CLI::Validator kCount0 = number(NumberKind::count, 0);
+const CLI::Validator kAmount0 = number(NumberKind::amount, 0);
+const CLI::Validator kPositiveAmount = number(NumberKind::amount, 0, false);
+const CLI::Validator kFinite = number(NumberKind::amount, -std::numeric_limits<double>::max());
 
 const std::vector<std::string> kSuites(suite::suite_names().begin(), suite::suite_names().end());
 const std::vector<std::string> kBackends(backends::backend_names().begin(), backends::backend_names().end());
@@ -33,44 +82,58 @@ CLI::Option* add_log_level(CLI::App& cmd, std::string& level) {
       });
 }
 
+CLI::Option* add_dtype(CLI::App& cmd, std::string& dtype) {
+  return cmd.add_option("--dtype", dtype,
+                        "opinfo, facto: the dtype of the samples' (floating-point) tensors, e.g. bfloat16, float32, f16 "
+                        "(default: bfloat16, as BackendBench)")
+      ->check([](const std::string& v) {
+        return spec::dtype_from_name(v) ? std::string() : "must be a dtype such as bfloat16, float16, float32, f32";
+      });
+}
+
 void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--suite", o.suite, "Which suite to run")->check(CLI::IsMember(kSuites))->capture_default_str();
   cmd.add_option("--backend", o.backend, "Which backend to run")->check(CLI::IsMember(kBackends))->capture_default_str();
   cmd.add_option("--ops", o.ops, "Comma-separated operator filters; an operator runs when any is a substring of its name");
   cmd.add_option("--topn-inputs,--topn", o.topn_inputs,
                  "torchbench: run only the N largest inputs (by tensor bytes) of each operator")
-      ->check(kPositive);
+      ->transform(kCount1);
   cmd.add_flag("--check-overhead-dominated-ops", o.check_overhead_dominated_ops,
                "torchbench: run only the inputs flagged is_overhead_dominated_op");
-  cmd.add_option("--data", o.data,
-                 "torchbench: a trace file, a folder of trace files, a dataset .json (or .parquet when built with "
+  cmd.add_option("--data,--alternative-torchbench-data-path", o.data,
+                 "torchbench: a trace file, a folder of trace files (*.txt at any depth, such as the published "
+                 "hf_train/, timm_train/, torchbench_train/), a dataset .json (or .parquet when built with "
                  "Arrow), an http(s) URL of one (fetched once into the cache), or 'remote' for "
-                 "$BACKENDBENCH_DATASET_URL / the published dataset (default: the shipped dataset)");
+                 "$BACKENDBENCH_DATASET_URL / the published dataset (default: the shipped dataset). "
+                 "--alternative-torchbench-data-path is BackendBench's name for it");
+  add_dtype(cmd, o.dtype);
+  cmd.add_option("--facto-num-runs", o.facto_num_runs, "facto: valid argument tuples per operator (default: 10)")
+      ->transform(kCount1);
   cmd.add_option("--log-dir", o.log_dir, "Directory for the result files (default: backendbench_output_<timestamp>)");
   cmd.add_flag("--disable-output-logs", o.disable_output_logs, "Do not write the result files");
   cmd.add_option("--num-workers", o.num_workers,
                  "Worker processes that run the tests, spread over the devices (default: one per device; 0: run "
                  "the tests in this process, without isolation)")
-      ->check(CLI::NonNegativeNumber);
+      ->transform(kCount0);
   cmd.add_option("--devices", o.devices, "CUDA device indices to use, e.g. 0,1 (default: every visible GPU, or the "
                                          "one --device cuda:N names)");
   cmd.add_option("--test-timeout", o.test_timeout_s,
                  "Seconds a test may run before its worker is killed and the test reported as Timeout (default: "
                  "the suite's, 120 for smoke, 300 for torchbench)")
-      ->check(CLI::PositiveNumber);
+      ->transform(kPositiveAmount);
   cmd.add_flag("--resume", o.resume,
                "Resume the run whose folder --log-dir names: tests in its journal.jsonl are not run again");
   cmd.add_option("--worker-memory-limit", o.worker_memory_limit_mb,
                  "MiB of address space a worker may allocate beyond its start-up (RLIMIT_AS; default: no limit; "
                  "CUDA needs none)")
-      ->check(CLI::NonNegativeNumber);
+      ->transform(kCount0);
   cmd.add_option("--worker-cpu-limit", o.worker_cpu_limit_s,
                  "Seconds of CPU time a worker may use (RLIMIT_CPU; default: no limit)")
-      ->check(CLI::NonNegativeNumber);
-  cmd.add_option("--p", o.p, "Speedup threshold of the perf@p score")->capture_default_str();
+      ->transform(kAmount0);
+  cmd.add_option("--p", o.p, "Speedup threshold of the perf@p score")->transform(kFinite)->capture_default_str();
   add_log_level(cmd, o.log_level);
   cmd.add_option("--device", o.device, "cuda, cuda:N or cpu (default: cuda when available, else cpu)");
-  cmd.add_option("--seed", o.seed, "Seed mixed into every test's inputs")->capture_default_str();
+  cmd.add_option("--seed", o.seed, "Seed mixed into every test's inputs")->transform(kCount0)->capture_default_str();
   cmd.add_flag("--no-baseline-cache", o.no_baseline_cache,
                "Time the ATen reference every time instead of reusing timings cached in "
                "$BACKENDBENCH_CACHE/baselines (~/.cache/backendbench/baselines)");
@@ -83,18 +146,19 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--ops-directory", o.ops_directory, "directory backend: folder of operator kernels")
       ->capture_default_str();
   cmd.add_option("--kernels-dir", o.kernels_dir, "pregenerated backend: a folder of <op>/<op>_attempt_N.cpp|.cu or <op>/<op>.cpp|.cu kernels (a generated_kernels run folder)");
-  cmd.add_option("--llm-max-attempts", o.llm_max_attempts, "llm backends: attempts per operator")->capture_default_str();
+  cmd.add_option("--llm-max-attempts,--llm-attempts", o.llm_max_attempts, "llm backends: attempts per operator")
+      ->transform(kCount1)->capture_default_str();
   cmd.add_option("--llm-model", o.llm_model, "llm backends: model name");
   cmd.add_option("--kernel-agent-workers", o.kernel_agent_workers, "kernel_agent backend: parallel workers")
-      ->capture_default_str();
+      ->transform(kCount1)->capture_default_str();
   cmd.add_option("--kernel-agent-max-rounds", o.kernel_agent_max_rounds, "kernel_agent backend: refinement rounds")
-      ->capture_default_str();
+      ->transform(kCount1)->capture_default_str();
 }
 
 void add_generate_options(CLI::App& cmd, GenerateOptions& o) {
   cmd.add_option("--suite", o.suite, "Which suite to generate kernels for")->check(CLI::IsMember(kSuites));
   cmd.add_option("--ops", o.ops, "Comma-separated operator filters");
-  cmd.add_option("--max-attempts", o.max_attempts, "Attempts per operator")->capture_default_str();
+  cmd.add_option("--max-attempts", o.max_attempts, "Attempts per operator")->transform(kCount1)->capture_default_str();
   cmd.add_option("--run-id", o.run_id, "Name of the run folder under generated_kernels/");
 }
 
@@ -103,7 +167,7 @@ void add_dataset_options(CLI::App& cmd, DatasetOptions& o) {
   cmd.add_option("--out", o.out, "The dataset .json to write")->required();
   cmd.add_option("--ops", o.ops, "Comma-separated operator filters");
   cmd.add_option("--device", o.device, "cuda, cuda:N or cpu (default: cuda when available, else cpu)");
-  cmd.add_option("--seed", o.seed, "Seed mixed into every input")->capture_default_str();
+  cmd.add_option("--seed", o.seed, "Seed mixed into every input")->transform(kCount0)->capture_default_str();
   add_log_level(cmd, o.log_level);
 }
 
@@ -117,44 +181,45 @@ void add_trace_options(CLI::App& cmd, TraceOptions& o) {
 void add_bench_timing_options(CLI::App& cmd, BenchTimingOptions& o) {
   cmd.add_option("--data", o.data, "The dataset .json (default: the shipped dataset)");
   cmd.add_option("--inputs", o.inputs, "Number of inputs, spread from the fastest to the slowest")
-      ->check(kPositive)->capture_default_str();
+      ->transform(kCount1)->capture_default_str();
   cmd.add_option("--device", o.device, "cuda, cuda:N or cpu (default: cuda when available, else cpu)");
   cmd.add_option("--out", o.out, "Write every input's operator, arguments, speedup and timings to this JSON file");
   add_log_level(cmd, o.log_level);
   auto& t = o.timing;
   const std::string engine_default = " (default: the engine's, printed at the start)";
   cmd.add_option("--budget-ms", t.budget_ms, "Wall-time budget of one side's timing, in ms" + engine_default)
-      ->check(CLI::NonNegativeNumber);
+      ->transform(kAmount0);
   cmd.add_option("--target-ci", t.target_ci,
                  "Stop once the median's 95% confidence interval is this relative width (0.005 = 0.5%)" + engine_default)
-      ->check(CLI::NonNegativeNumber);
-  cmd.add_option("--batch", t.batch, "Samples per synchronization" + engine_default)->check(kPositive);
-  cmd.add_option("--warmup", t.warmup, "Untimed calls before sampling" + engine_default)->check(CLI::NonNegativeNumber);
-  cmd.add_option("--min-samples", t.min_samples, "Samples per side at least" + engine_default)->check(kPositive);
-  cmd.add_option("--max-samples", t.max_samples, "Samples per side at most" + engine_default)->check(kPositive);
+      ->transform(kAmount0);
+  cmd.add_option("--batch", t.batch, "Samples per synchronization" + engine_default)->transform(kCount1);
+  cmd.add_option("--warmup", t.warmup, "Untimed calls before sampling" + engine_default)->transform(kCount0);
+  cmd.add_option("--min-samples", t.min_samples, "Samples per side at least" + engine_default)->transform(kCount1);
+  cmd.add_option("--max-samples", t.max_samples, "Samples per side at most" + engine_default)->transform(kCount1);
   cmd.add_option("--l2-flush-multiple", t.l2_flush_multiple,
                  "The L2 flush buffer's size in multiples of the L2 cache; 0: no flush" + engine_default)
-      ->check(CLI::NonNegativeNumber);
+      ->transform(kAmount0);
   cmd.add_option("--l2-flush-method", t.l2_flush_method,
                  "How the L2 flush fills the cache: read (leaves clean lines) or zero (dirty lines, as do_bench)" +
                      engine_default)
       ->check(CLI::IsMember({"read", "zero"}));
   cmd.add_option("--kernel-floor-us", t.kernel_floor_us,
                  "Below this kernel time a call is timed dispatch-inclusive" + engine_default)
-      ->check(CLI::NonNegativeNumber);
+      ->transform(kAmount0);
   cmd.add_flag("--cuda-graphs", o.cuda_graphs, "Also time both sides replayed from CUDA graphs (kernel-only time)");
   cmd.add_flag("--cold-only", o.cold_only, "Run only the first pass (baseline cache cold)");
   cmd.add_option("--profile-input", o.profile_input,
                  "For Nsight Compute: run input K's ATen call --profile-calls times between cudaProfilerStart and "
-                 "Stop (each after the engine's L2 flush and a sync), then print the engine's median for it");
+                 "Stop (each after the engine's L2 flush and a sync), then print the engine's median for it")
+      ->transform(kCount0);
   cmd.add_option("--profile-calls", o.profile_calls, "Calls profiled with --profile-input")
-      ->check(kPositive)->capture_default_str();
+      ->transform(kCount1)->capture_default_str();
 }
 
 void add_merge_options(CLI::App& cmd, MergeOptions& o) {
   cmd.add_option("dirs", o.dirs, "Run folders of the shards of one run (backendbench run --shard i/N)")->required();
   cmd.add_option("--log-dir", o.log_dir, "Directory for the merged result files (default: backendbench_output_<timestamp>)");
-  cmd.add_option("--p", o.p, "Speedup threshold of the perf@p score")->capture_default_str();
+  cmd.add_option("--p", o.p, "Speedup threshold of the perf@p score")->transform(kFinite)->capture_default_str();
   add_log_level(cmd, o.log_level);
 }
 
@@ -162,9 +227,10 @@ void add_setup_dirs_options(CLI::App& cmd, SetupDirsOptions& o) {
   cmd.add_option("--suite", o.suite, "Which suite's operators")->check(CLI::IsMember(kSuites))->capture_default_str();
   cmd.add_option("--ops", o.ops, "Comma-separated operator filters");
   cmd.add_option("--data", o.data, "torchbench: the inputs, as for run --data (default: the shipped dataset)");
+  add_dtype(cmd, o.dtype);
   cmd.add_option("--base-dir", o.base_dir, "Folder to create the operator folders in")->capture_default_str();
-  cmd.add_option("--language", o.language, "The stub kernel's language: cpp (.cpp) or cuda (.cu)")
-      ->check(CLI::IsMember({"cpp", "cuda"}))
+  cmd.add_option("--language", o.language, "The stub kernel's language: cpp (.cpp), cuda (.cu) or python (.py)")
+      ->check(CLI::IsMember({"cpp", "cuda", "python"}))
       ->capture_default_str();
   add_log_level(cmd, o.log_level);
 }
@@ -175,10 +241,6 @@ void validate_device(const std::string& device) {
   }
 }
 
-void validate_p(double p) {
-  if (!std::isfinite(p)) throw UsageError{"--p: must be a finite number, got " + std::to_string(p)};
-}
-
 void validate(const RunOptions& o) {
   if (o.suite != "torchbench") {
     if (o.topn_inputs) throw UsageError{"--topn-inputs is only supported for the torchbench suite"};
@@ -187,15 +249,47 @@ void validate(const RunOptions& o) {
     }
     if (!o.data.empty()) throw UsageError{"--data is only supported for the torchbench suite"};
   }
+  if (!o.dtype.empty() && o.suite != "opinfo" && o.suite != "facto") {
+    throw UsageError{"--dtype is only supported for the opinfo and facto suites"};
+  }
+  if (o.facto_num_runs && o.suite != "facto") throw UsageError{"--facto-num-runs is only supported for the facto suite"};
+  if (o.suite == "facto" && !o.dtype.empty() && !spec::is_floating(*spec::dtype_from_name(o.dtype))) {
+    throw UsageError{"--dtype " + o.dtype + ": facto draws floating-point tensors in --dtype (integer and bool ones as "
+                     "each operator allows); give a floating-point dtype"};
+  }
   if (o.resume && (o.log_dir.empty() || o.disable_output_logs)) {
     throw UsageError{"--resume needs --log-dir: the folder of the run to resume"};
   }
   if (!o.devices.empty() && o.device == "cpu") throw UsageError{"--devices names CUDA devices; --device is cpu"};
-  validate_p(o.p);
   validate_device(o.device);
   if (!o.shard.empty() && !suite::parse_shard(o.shard)) {
     throw UsageError{"--shard: must be I/N with 0 <= I < N (e.g. 0/4), got '" + o.shard + "'"};
   }
+}
+
+// Flags that only some backends read: given with another backend, they are
+// ignored, which the user should hear about rather than wonder why nothing changed.
+struct BackendFlag {
+  const char* flag;
+  std::vector<std::string_view> backends;  // the backends that use it
+};
+
+std::vector<std::string> ignored_backend_flags(const CLI::App& run, const RunOptions& o) {
+  const std::vector<BackendFlag> flags = {
+      {"--llm-max-attempts", {"llm", "llm-relay"}},  {"--llm-model", {"llm", "llm-relay"}},
+      {"--kernel-agent-workers", {"kernel_agent"}}, {"--kernel-agent-max-rounds", {"kernel_agent"}},
+      {"--ops-directory", {"directory"}},           {"--kernels-dir", {"pregenerated"}},
+  };
+  std::vector<std::string> out;
+  for (const auto& f : flags) {
+    const CLI::Option* option = run.get_option_no_throw(f.flag);
+    if (!option || option->count() == 0) continue;
+    if (std::find(f.backends.begin(), f.backends.end(), o.backend) != f.backends.end()) continue;
+    std::string users;
+    for (const auto& b : f.backends) users += std::string(users.empty() ? "" : " or ") + "--backend " + std::string(b);
+    out.push_back(std::string(f.flag) + " is ignored: --backend " + o.backend + " does not use it (" + users + " does)");
+  }
+  return out;
 }
 
 std::string quoted(const std::string& arg) {
@@ -282,7 +376,6 @@ Command parse_command_line(int argc, const char* const* argv) {
     return command;
   }
   if (merge->parsed()) {
-    validate_p(command.merge.p);
     command.kind = Command::Kind::merge;
     return command;
   }
@@ -295,10 +388,14 @@ Command parse_command_line(int argc, const char* const* argv) {
     if (command.setup_dirs.suite != "torchbench" && !command.setup_dirs.data.empty()) {
       throw UsageError{"--data is only supported for the torchbench suite"};
     }
+    if (!command.setup_dirs.dtype.empty() && command.setup_dirs.suite != "opinfo" && command.setup_dirs.suite != "facto") {
+      throw UsageError{"--dtype is only supported for the opinfo and facto suites"};
+    }
     command.kind = Command::Kind::setup_dirs;
     return command;
   }
   validate(command.run);
+  command.warnings = ignored_backend_flags(*run, command.run);
   return command;
 }
 

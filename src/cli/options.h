@@ -15,6 +15,8 @@ struct RunOptions {
   std::optional<size_t> topn_inputs;
   bool check_overhead_dominated_ops = false;
   std::string data;                    // torchbench: trace file, trace folder or dataset .json
+  std::string dtype;                   // opinfo, facto: the samples' dtype ("" = bfloat16, as BackendBench)
+  std::optional<size_t> facto_num_runs;  // facto: valid tuples per operator (default 10)
   std::string log_dir;                 // default: backendbench_output_<timestamp>
   bool disable_output_logs = false;
   // Isolation and scale (workers/pool.h).
@@ -103,8 +105,9 @@ struct SetupDirsOptions {
   std::string suite = "smoke";
   std::string ops;
   std::string data;                          // torchbench: as `run --data`
+  std::string dtype;                         // opinfo, facto: as `run --dtype`
   std::string base_dir = "generated_kernels";
-  std::string language = "cpp";              // cpp or cuda: the stub's extension
+  std::string language = "cpp";              // cpp, cuda or python: the stub's extension
   std::string log_level = "INFO";
 };
 
@@ -119,6 +122,7 @@ struct Command {
   MergeOptions merge;
   std::string help_text;  // for Kind::help
   std::string command_line;  // as typed, for OVERALL_SUMMARY.md
+  std::vector<std::string> warnings;  // flags given that this command ignores ("--llm-model is ignored: ...")
 };
 
 // A usage error: the message names the flag. main() prints it and exits with 2.

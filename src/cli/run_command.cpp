@@ -17,7 +17,10 @@ session::RunRequest request_of(const RunOptions& o, const std::string& command_l
              .op_filters = data::split_op_filters(o.ops),
              .data = o.data,
              .topn_inputs = o.topn_inputs,
-             .overhead_dominated_only = o.check_overhead_dominated_ops};
+             .overhead_dominated_only = o.check_overhead_dominated_ops,
+             .dtype = o.dtype.empty() ? spec::Dtype::bf16 : *spec::dtype_from_name(o.dtype),
+             .facto_num_runs = o.facto_num_runs.value_or(10),
+             .seed = o.seed};
   r.backend = {.kind = *backends::parse_backend_kind(o.backend),
                .ops_directory = o.ops_directory,
                .kernels_dir = o.kernels_dir};

@@ -40,10 +40,13 @@ std::string joined(const std::vector<std::string>& names) {
 int setup_dirs_command(const SetupDirsOptions& o) {
   log::set_level(*log::level_from_name(o.log_level));
   const suite::Suite suite = session::load_suite(
-      {.kind = *suite::parse_suite_kind(o.suite), .op_filters = data::split_op_filters(o.ops), .data = o.data},
+      {.kind = *suite::parse_suite_kind(o.suite),
+       .op_filters = data::split_op_filters(o.ops),
+       .data = o.data,
+       .dtype = o.dtype.empty() ? spec::Dtype::bf16 : *spec::dtype_from_name(o.dtype)},
       session::choose_device(""));
   for (const auto& d : suite.diagnostics) BB_LOG(warning) << d.where.describe() << ": " << d.message;
-  const std::string extension = o.language == "cuda" ? ".cu" : ".cpp";
+  const std::string extension = o.language == "cuda" ? ".cu" : o.language == "python" ? ".py" : ".cpp";
 
   size_t folders = 0, new_folders = 0, created = 0, kept = 0;
   for (const auto& tests : suite.operators) {

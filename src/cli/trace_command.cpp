@@ -2,8 +2,10 @@
 
 #include <iostream>
 
+#include "ops/legacy.h"
 #include "runner/prepare.h"
 #include "session/devices.h"
+#include "session/suites.h"
 #include "trace/tracer.h"
 #include "util/log.h"
 
@@ -12,8 +14,10 @@ namespace backendbench::cli {
 int trace_command(const TraceOptions& o) {
   log::set_level(*log::level_from_name(o.log_level));
   const c10::Device device = session::choose_device(o.device);
-  const data::LoadedInputs loaded = data::load_inputs(o.data);
+  data::LoadedInputs loaded = data::load_inputs(o.data);
   for (const auto& d : loaded.diagnostics) BB_LOG(warning) << d.where.describe() << ": " << d.message;
+  session::require_inputs("--data", o.data, !loaded.records.empty(), loaded.diagnostics);
+  ops::rewrite_legacy_records(loaded.records);
 
   trace::Tracer tracer;
   size_t replayed = 0;

@@ -10,6 +10,7 @@
 
 #include "data/inputs.h"
 #include "data/records.h"
+#include "util/text.h"
 
 namespace backendbench::data {
 namespace {
@@ -112,6 +113,9 @@ InputRecord read_record(const json& record, size_t index, const std::string& fil
   InputRecord rec;
   rec.op_name = read_string(record, "op_name");
   if (rec.op_name.empty()) throw FieldError{"empty 'op_name'"};
+  if (!detail::is_operator_name(rec.op_name)) {
+    throw FieldError{"invalid 'op_name' " + util::printable(rec.op_name)};
+  }
   const std::string args = read_string(record, "args");
   rec.where = {file, 0};
   rec.uuid = read_string(record, "uuid");
@@ -126,6 +130,7 @@ InputRecord read_record(const json& record, size_t index, const std::string& fil
   rec.in_models = read_string_list(record, "in_models", true);
   rec.in_models_count =
       read_int(record, "in_models_count").value_or(static_cast<int64_t>(rec.in_models.size()));
+  rec.in_folders = read_string_list(record, "in_folders", true);
   detail::parse_args_into(rec, args, file + ": record " + std::to_string(index) + ": ");
   return rec;
 }

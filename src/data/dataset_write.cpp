@@ -42,6 +42,7 @@ nlohmann::ordered_json dataset_record_json(const InputRecord& r) {
   j["count"] = r.count;
   j["in_models"] = r.in_models;
   j["in_models_count"] = r.in_models_count;
+  if (!r.in_folders.empty()) j["in_folders"] = r.in_folders;  // beyond the card: where trace folders had the models
   return j;
 }
 

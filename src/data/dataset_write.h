@@ -13,8 +13,9 @@ namespace backendbench::data {
 
 // uuid, op_name, args, runnable, included_in_benchmark, why_excluded,
 // is_synthetic, runtime_ms, relative_runtime_to_kernel_launch,
-// is_overhead_dominated_op, count, in_models, in_models_count. Absent
-// measurements are null.
+// is_overhead_dominated_op, count, in_models, in_models_count; then, beyond
+// the card and only when known, in_folders (the trace folders of the models).
+// Absent measurements are null.
 nlohmann::ordered_json dataset_record_json(const InputRecord& record);
 
 // A stable identifier for an (operator, arguments) pair, formatted as a UUID.

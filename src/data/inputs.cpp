@@ -3,12 +3,22 @@
 #include <algorithm>
 #include <cctype>
 
+#include "data/records.h"
+#include "util/text.h"
+
 namespace backendbench::data {
 
 namespace fs = std::filesystem;
 
 std::string SourceLocation::describe() const {
-  return line == 0 ? file : file + ":" + std::to_string(line);
+  const std::string shown = util::printable(file);
+  return line == 0 ? shown : shown + ":" + std::to_string(line);
+}
+
+std::vector<InputRecord> merge_duplicates(std::vector<InputRecord> records) {
+  detail::RecordMerger merger;
+  for (auto& r : records) merger.add(std::move(r));
+  return merger.take();
 }
 
 LoadedInputs load_inputs(const fs::path& path) {

@@ -22,16 +22,40 @@ namespace backendbench::data {
 struct SourceLocation {
   std::string file;
   size_t line = 0;  // 1-based; 0 when the source has no lines (a JSON record index is used instead)
-  std::string describe() const;  // "file:line"
+  std::string describe() const;  // "file:line", with unprintable bytes of the file name escaped
+};
+
+// How a record's tensors get their values. Traces and datasets give shapes
+// only, so their tensors are drawn at random from the test's seed; an OpInfo
+// sample carries its real values, stored by python/backendbench/opinfo_export.py;
+// a facto tuple is drawn at random with edge values (NaN, +-inf, -0.0,
+// denormals, large magnitudes) mixed into its floating-point tensors.
+struct TensorValues {
+  enum class Kind { random, stored, edge };
+  // Edge values a facto tuple may hold (a bit set: which are safe depends on the operator).
+  enum Edge : unsigned { nan = 1, inf = 2, negative_zero = 4, denormal = 8, large = 16 };
+
+  Kind kind = Kind::random;
+  std::string file;    // stored: the sample file (a torch.save'd list of samples, each a list of storage spans)
+  size_t index = 0;    // stored: the sample's position in the file
+  unsigned edges = 0;  // edge: the Edge values to mix in
+  // stored, edge: how the record is told apart from others with the same
+  // arguments; its args_text ends with "  # " and this label.
+  std::string label;
+  friend bool operator==(const TensorValues&, const TensorValues&) = default;
 };
 
 // One (operator, arguments) input, with the dataset card's fields.
 struct InputRecord {
   std::string op_name;    // as written, e.g. "aten.add.Tensor"
-  std::string args_text;  // canonical serialization when parsed, the raw text otherwise
+  // Canonical serialization when parsed, the raw text otherwise; followed by
+  // "  # <values.label>" for values that are not random (so that two OpInfo
+  // samples of the same shapes stay two tests in results, journals and caches).
+  std::string args_text;
   std::optional<spec::Arguments> args;  // absent when the text did not parse
   std::string error;      // why it did not parse: "file:line: column N: ..."
   SourceLocation where;   // first occurrence
+  TensorValues values;    // random unless the suite says otherwise
 
   int64_t count = 0;      // occurrences, summed over duplicates; 0 marks synthetic inputs
   bool is_synthetic = false;
@@ -44,6 +68,12 @@ struct InputRecord {
   std::optional<bool> is_overhead_dominated_op;
   std::vector<std::string> in_models;  // trace files: the model (file stem) each occurrence came from
   int64_t in_models_count = 0;
+  // Trace folders: where under the folder given each model's file lies ("hf_train",
+  // "timm_train", ...); empty for files at its top and for datasets.
+  std::vector<std::string> in_folders;
+  // Set when the trace named an operator of an older torch that the run
+  // rewrote onto today's (ops/legacy.h): the name as the trace wrote it.
+  std::string legacy_op_name;
 };
 
 struct Diagnostic {
@@ -56,9 +86,12 @@ struct LoadedInputs {
   std::vector<Diagnostic> diagnostics;   // lines that could not be attributed, unreadable files
 };
 
-// A trace file, or every regular file of a folder (sorted by name, not recursive).
-// Duplicate (op_name, canonical args) pairs are merged with counts summed and
-// models collected; `cnt: 0` inputs are marked synthetic.
+// A trace file, or every `*.txt` file of a folder at any depth (sorted by
+// path; hidden entries skipped), as BackendBench reads `**/*.txt`. A model is
+// named by its file's stem; its folder is kept in in_folders. Duplicate
+// (op_name, canonical args) pairs are merged with counts summed and models
+// collected; `cnt: 0` inputs are marked synthetic. A file with no trace line
+// at all gives one diagnostic, not one per line.
 LoadedInputs load_traces(const std::filesystem::path& file_or_folder);
 
 // The dataset JSON with the card's fields (uuid, op_name, args, runnable,
@@ -77,5 +110,9 @@ LoadedInputs load_dataset_parquet(const std::filesystem::path& file);
 // Dispatches on what the path is: a folder or a `.txt` file -> traces, `.json`
 // -> dataset JSON, `.parquet` -> dataset parquet.
 LoadedInputs load_inputs(const std::filesystem::path& path);
+
+// Merges records with the same op_name and canonical arguments, as the loaders
+// do (for records whose names or arguments were rewritten after loading).
+std::vector<InputRecord> merge_duplicates(std::vector<InputRecord> records);
 
 }  // namespace backendbench::data

@@ -39,10 +39,34 @@ void RecordMerger::add(InputRecord rec) {
       first.in_models.push_back(std::move(model));
     }
   }
+  for (auto& folder : rec.in_folders) {
+    if (std::find(first.in_folders.begin(), first.in_folders.end(), folder) == first.in_folders.end()) {
+      first.in_folders.push_back(std::move(folder));
+    }
+  }
   // A dataset may give in_models_count without the list; the distinct count
   // of a union is at least the larger of the two.
   first.in_models_count = std::max({first.in_models_count, rec.in_models_count,
                                     static_cast<int64_t>(first.in_models.size())});
+}
+
+bool is_operator_name(std::string_view name) {
+  const auto identifier_char = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  };
+  bool after_separator = true;  // at the start, or just after '.' or '::'
+  for (size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    if (identifier_char(c)) {
+      after_separator = false;
+    } else if (!after_separator && (c == '.' || (c == ':' && i + 1 < name.size() && name[i + 1] == ':'))) {
+      if (c == ':') ++i;
+      after_separator = true;
+    } else {
+      return false;
+    }
+  }
+  return !after_separator;
 }
 
 std::string_view trim(std::string_view s) {

@@ -23,7 +23,8 @@ void parse_args_into(InputRecord& rec, std::string_view text, std::string_view e
 // and canonical arguments merge into the first: counts are summed, models are
 // united, and the result is synthetic only if every occurrence was. The other
 // fields (uuid, runtimes, flags) come from the first occurrence. Records that
-// did not parse never merge: each one names its own line.
+// did not parse never merge: each one names its own line. Folders are united
+// like models.
 class RecordMerger {
  public:
   void add(InputRecord rec);
@@ -43,5 +44,9 @@ void add_dataset_record(const nlohmann::json& record, size_t index, const std::s
 
 // Strips surrounding whitespace (spaces, tabs, \r, \n).
 std::string_view trim(std::string_view s);
+
+// Whether `name` can name an operator: dot- or `::`-separated identifiers
+// ("aten.add.Tensor", "aten::relu"). Control bytes, spaces and quotes cannot.
+bool is_operator_name(std::string_view name);
 
 }  // namespace backendbench::data::detail

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include <ATen/core/Tensor.h>
 #include <c10/core/Device.h>
@@ -29,10 +30,24 @@ class TensorFactory {
   at::Tensor make(const spec::TensorSpec& spec);
   c10::Device device() const { return device_; }
 
+  // Tensors over these storage spans (a stored sample's, one per tensor in the
+  // order make() is called) instead of random buffers. make() throws when a
+  // span does not fit its spec (dtype, extent) or none is left.
+  void use_spans(std::vector<at::Tensor> spans);
+  // Throws unless make() took every span: the arguments and the sample disagree.
+  void check_spans_used() const;
+  // Random buffers with edge values (data::TensorValues::Edge bits) mixed into
+  // floating-point ones: about a quarter of the elements, each kind at least
+  // once where there is room (one at least per non-empty tensor), drawn from the seed.
+  void mix_in_edges(unsigned edges) { edges_ = edges; }
+
  private:
   c10::Device device_;
   uint64_t seed_;
   uint64_t made_ = 0;  // tensors made so far: each gets its own stream of random numbers
+  std::vector<at::Tensor> spans_;
+  bool use_spans_ = false;
+  unsigned edges_ = 0;
 };
 
 // A stable 64-bit seed for a test from its operator, arguments and the run seed.

@@ -3,6 +3,8 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <limits>
+#include <tuple>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -10,6 +12,7 @@
 #include <ATen/core/op_registration/infer_schema.h>
 #include <backendbench/kernel.h>
 
+#include "kernels/python_runtime.h"
 #include "util/log.h"
 
 namespace backendbench::kernels {
@@ -22,21 +25,50 @@ std::string folder_name(const c10::OperatorHandle& op) {
   return overload.empty() || overload == "default" ? name : name + "__" + overload;
 }
 
+std::vector<std::string> folder_spellings(const c10::OperatorHandle& op) {
+  std::vector<std::string> spellings{folder_name(op)};
+  std::string bare = op.schema().name();
+  if (const auto colons = bare.find("::"); colons != std::string::npos) bare = bare.substr(colons + 2);
+  const std::string& overload = op.schema().overload_name();
+  if (overload.empty() || overload == "default") spellings.push_back(bare + "__default");
+  if (bare != spellings.front()) spellings.push_back(bare);
+  return spellings;
+}
+
+namespace {
+
+// Where an implementation file sorts: by its number (`_1`, `_v2`; none is 0),
+// then .cpp, .cu, .py. Not an implementation file: nullopt.
+std::optional<std::pair<long, int>> implementation_rank(const fs::path& file, const std::string& name) {
+  static const std::string extensions[] = {".cpp", ".cu", ".py"};
+  const auto ext = std::find(std::begin(extensions), std::end(extensions), file.extension().string());
+  const std::string stem = file.stem().string();
+  const std::string prefix = name + "_implementation";
+  if (ext == std::end(extensions) || stem.rfind(prefix, 0) != 0) return std::nullopt;
+  std::string rest = stem.substr(prefix.size());
+  if (rest.starts_with("_")) rest.erase(0, 1);
+  if (rest.starts_with("v")) rest.erase(0, 1);
+  long number = 0;
+  if (!rest.empty() && rest.size() < 10 && std::all_of(rest.begin(), rest.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    number = std::stol(rest);
+  } else if (!rest.empty()) {
+    number = std::numeric_limits<int>::max();  // an unnumbered variant name: after the numbered ones
+  }
+  return std::pair(number, static_cast<int>(ext - std::begin(extensions)));
+}
+
+}  // namespace
+
 std::optional<fs::path> find_implementation(const fs::path& folder, const std::string& name) {
   std::error_code ec;
   if (!fs::is_directory(folder, ec)) return std::nullopt;
-  const std::string prefix = name + "_implementation";
-  std::vector<fs::path> found;
+  std::vector<std::tuple<long, int, fs::path>> found;
   for (const auto& entry : fs::directory_iterator(folder, ec)) {
-    const std::string file = entry.path().filename().string();
-    const auto extension = entry.path().extension();
-    if (entry.is_regular_file() && file.rfind(prefix, 0) == 0 && (extension == ".cpp" || extension == ".cu")) {
-      found.push_back(entry.path());
-    }
+    if (!entry.is_regular_file()) continue;
+    if (auto rank = implementation_rank(entry.path(), name)) found.emplace_back(rank->first, rank->second, entry.path());
   }
   if (found.empty()) return std::nullopt;
-  std::sort(found.begin(), found.end());
-  return found.front();
+  return std::get<2>(*std::min_element(found.begin(), found.end()));
 }
 
 namespace {
@@ -183,20 +215,35 @@ void DirectoryBackend::compile_all() {
       sources.push_back(*source);
     }
   }
-  BB_LOG(info) << "directory backend: compiling " << sources.size() << " kernels from " << directory_.string();
-  std::vector<CompileResult> results = compile_kernels(sources, settings_, jobs_);
+  // Python kernels have nothing to compile: they are imported when their operator is asked for.
+  std::vector<fs::path> native;
+  for (const auto& source : sources) {
+    if (source.extension() != ".py") native.push_back(source);
+  }
+  BB_LOG(info) << "directory backend: compiling " << native.size() << " kernels from " << directory_.string();
+  std::vector<CompileResult> results = compile_kernels(native, settings_, jobs_);
   compiled_.emplace();
-  for (size_t i = 0; i < folders.size(); ++i) {
-    compiled_->emplace(folders[i], std::pair(std::move(sources[i]), std::move(results[i])));
+  for (size_t i = 0, n = 0; i < folders.size(); ++i) {
+    CompileResult result = sources[i].extension() == ".py" ? CompileResult{} : std::move(results[n++]);
+    compiled_->emplace(folders[i], std::pair(std::move(sources[i]), std::move(result)));
   }
 }
 
 LoadedKernel DirectoryBackend::find_kernel(const c10::OperatorHandle& op) {
   prepare();
-  const auto it = compiled_->find(folder_name(op));
-  if (it == compiled_->end()) return {};
-  const auto& [source, result] = it->second;
-  return load_compiled(op, source, result);
+  const std::vector<std::string> spellings = folder_spellings(op);
+  for (const std::string& folder : spellings) {
+    const auto it = compiled_->find(folder);
+    if (it == compiled_->end()) continue;
+    const auto& [source, result] = it->second;
+    LoadedKernel loaded = source.extension() == ".py" ? load_python_kernel(op, source, folder)
+                                                      : load_compiled(op, source, result);
+    // A bare-name folder's native kernel serves only the overloads whose signature it has.
+    const bool bare = folder != spellings.front() && !folder.ends_with("__default");
+    if (bare && loaded.wrong_signature) continue;
+    return loaded;
+  }
+  return {};
 }
 
 }  // namespace backendbench::kernels

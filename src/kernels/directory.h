@@ -1,8 +1,9 @@
-// The `directory` backend for native kernels: generated_kernels/<folder>/
-// <folder>_implementation*.cpp (C++) or .cu (CUDA C++), one folder per
-// operator (see include/backendbench/kernel.h), compiled (all of them at once,
-// in parallel, before the first operator is asked for), then loaded and
-// checked against the operator's schema when it is. A kernel that does not
+// The `directory` backend: generated_kernels/<folder>/<folder>_implementation*
+// .cpp (C++), .cu (CUDA C++) or .py (Python: plain PyTorch or Triton, see
+// kernels/python_runtime.h), one folder per operator. Native kernels (see
+// include/backendbench/kernel.h) are compiled (all of them at once, in
+// parallel, before the first operator is asked for), then loaded and checked
+// against the operator's schema when it is; Python kernels are imported then. A kernel that does not
 // compile, lacks its entry point or has the wrong signature becomes a kernel
 // that raises that reason, so the operator's tests fail with it while the
 // other kernels run.
@@ -11,6 +12,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "kernels/compile.h"
 #include "kernels/native_backend.h"
@@ -21,9 +23,15 @@ namespace backendbench::kernels {
 // "add___Tensor" for add_.Tensor.
 std::string folder_name(const c10::OperatorHandle& op);
 
+// The folder names that may hold `op`'s kernel, most specific first:
+// folder_name(op), "relu__default" for a default overload (BackendBench's
+// current spelling), then the bare name ("add"), which serves every overload
+// of the name that has no folder of its own.
+std::vector<std::string> folder_spellings(const c10::OperatorHandle& op);
+
 // The implementation file in `folder`, if any: of its <name>_implementation*
-// files ending in .cpp or .cu, the first by name, so the lowest number wins
-// and, for one number, .cpp comes before .cu.
+// files (`_1`, `_v1`, ...) ending in .cpp, .cu or .py, the one with the lowest
+// number and, for one number, .cpp before .cu before .py.
 std::optional<std::filesystem::path> find_implementation(const std::filesystem::path& folder,
                                                          const std::string& name);
 
@@ -64,7 +72,8 @@ class DirectoryBackend : public NativeKernelBackend {
   std::filesystem::path directory_;
   CompileSettings settings_;
   size_t jobs_;
-  // By folder name: the implementation and its compilation; set by compile_all.
+  // By folder name: the implementation and its compilation (none for a .py
+  // file); set by compile_all.
   std::optional<std::map<std::string, std::pair<std::filesystem::path, CompileResult>>> compiled_;
 };
 

@@ -13,10 +13,14 @@ FolderOperator operator_for_folder(const std::string& folder) {
     if (at + 2 < folder.size()) candidates.push_back({"aten::" + folder.substr(0, at), folder.substr(at + 2)});
   }
   std::vector<c10::OperatorHandle> found;
-  for (const auto& name : candidates) {
+  for (auto name : candidates) {
+    if (name.overload_name == "default") name.overload_name = "";  // BackendBench's "relu__default"
     auto handle = c10::Dispatcher::singleton().findSchema(name);
-    // The round trip rules out spellings folder_name never writes.
-    if (handle && folder_name(*handle) == folder) found.push_back(*handle);
+    // The round trip rules out spellings folder_name never writes (the bare name
+    // of an operator with overloads names none of them).
+    const bool spelled = handle && (folder_name(*handle) == folder ||
+                                    (handle->schema().overload_name().empty() && folder.ends_with("__default")));
+    if (spelled) found.push_back(*handle);
   }
   FolderOperator result;
   if (found.size() == 1) {

@@ -1,6 +1,7 @@
 // The inverse of folder_name: which ATen operator a kernel folder names.
 // "relu" is aten::relu, "add__Tensor" aten::add.Tensor, "add___Tensor"
-// aten::add_.Tensor. Operator names have underscores of their own
+// aten::add_.Tensor, "relu__default" (BackendBench's current spelling)
+// aten::relu. Operator names have underscores of their own
 // (`_softmax`, `native_layer_norm`, `__and__`), so every split at a "__" is
 // tried and the dispatcher decides which operator exists.
 #pragma once

@@ -2,10 +2,18 @@
 
 #include <stdexcept>
 
+#include "backends/kernel_error.h"
 #include "kernels/directory.h"
 #include "util/log.h"
 
 namespace backendbench::kernels {
+
+backends::KernelLanguage language_of_file(const std::filesystem::path& source) {
+  const auto extension = source.extension();
+  if (extension == ".cu") return backends::KernelLanguage::cuda;
+  if (extension == ".py") return backends::KernelLanguage::python;
+  return backends::KernelLanguage::cpp;
+}
 
 backends::Kernel NativeKernelBackend::kernel_for(const c10::OperatorHandle& op) {
   const std::string folder = folder_name(op);
@@ -18,10 +26,12 @@ backends::Kernel NativeKernelBackend::kernel_for(const c10::OperatorHandle& op) 
   } else if (!found.error.empty()) {
     BB_LOG(warning) << name() << " backend: " << found.error;
     failures_[folder] = found.error;
-    kernel = backends::Kernel([message = found.error](torch::jit::Stack&) { throw std::runtime_error(message); },
-                              found.source.extension() == ".cu" ? backends::KernelLanguage::cuda
-                                                                : backends::KernelLanguage::cpp,
-                              found.source);
+    kernel = backends::Kernel(
+        [message = found.error, type = found.error_type, traceback = found.traceback](torch::jit::Stack&) {
+          if (type.empty()) throw std::runtime_error(message);
+          throw backends::KernelError(type, message, traceback);
+        },
+        language_of_file(found.source), found.source);
   }
   loaded_[folder] = kernel;
   return kernel;

@@ -19,7 +19,15 @@ struct LoadedKernel {
   std::string error;             // why not, otherwise
   bool wrong_signature = false;  // the only problem is that the signature does not match the operator
   std::filesystem::path source;
+  // A Python kernel that failed to import: the exception's type and traceback,
+  // which its operator's tests then report.
+  std::string error_type;
+  std::string traceback;
 };
+
+// The language of a kernel file by its extension (.py: python; whether it is
+// Triton is known once it is imported).
+backends::KernelLanguage language_of_file(const std::filesystem::path& source);
 
 class NativeKernelBackend : public backends::Backend {
  public:

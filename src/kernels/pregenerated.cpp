@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "kernels/directory.h"
+#include "kernels/python_runtime.h"
 #include "util/log.h"
 
 namespace backendbench::kernels {
@@ -13,7 +14,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* const kExtensions[] = {".cpp", ".cu"};
+const char* const kExtensions[] = {".cpp", ".cu", ".py"};
 
 bool is_kernel_extension(const fs::path& file) {
   return std::ranges::find(kExtensions, file.extension().string()) != std::end(kExtensions);
@@ -32,19 +33,12 @@ std::optional<int> as_attempt_number(const std::string& digits) {
   return std::stoi(digits);
 }
 
-// N for `<stem>_attempt_N.cpp` / `.cu`.
+// N for `<stem>_attempt_N.cpp` / `.cu` / `.py`.
 std::optional<int> attempt_number(const fs::path& file, const std::string& stem) {
   const std::string prefix = stem + "_attempt_";
   const std::string name = file.stem().string();
   if (!is_kernel_extension(file) || name.rfind(prefix, 0) != 0) return std::nullopt;
   return as_attempt_number(name.substr(prefix.size()));
-}
-
-// "add" for aten::add.Tensor: the name BackendBench gives the folder of an operator's kernels.
-std::string bare_name(const c10::OperatorHandle& op) {
-  const std::string& name = op.schema().name();
-  const auto colons = name.find("::");
-  return colons == std::string::npos ? name : name.substr(colons + 2);
 }
 
 }  // namespace
@@ -96,32 +90,33 @@ PregeneratedBackend::PregeneratedBackend(fs::path directory, CompileSettings set
 }
 
 LoadedKernel PregeneratedBackend::find_kernel(const c10::OperatorHandle& op) {
-  std::vector<std::string> folders{folder_name(op)};
-  if (bare_name(op) != folders.front()) folders.push_back(bare_name(op));
+  const std::vector<std::string> folders = folder_spellings(op);
   for (const std::string& folder : folders) {
     const std::vector<fs::path> candidates = kernel_candidates(directory_ / folder, folder);
     if (candidates.empty()) continue;
     std::string errors;
     bool only_wrong_signatures = true;
+    LoadedKernel last;
     for (const fs::path& source : candidates) {
-      LoadedKernel loaded = load_kernel(op, source, settings_);
-      if (loaded.kernel) return loaded;
-      BB_LOG(debug) << "pregenerated backend: " << loaded.error;
-      errors += (errors.empty() ? "" : "\n") + loaded.error;
-      only_wrong_signatures = only_wrong_signatures && loaded.wrong_signature;
+      last = source.extension() == ".py" ? load_python_kernel(op, source, folder) : load_kernel(op, source, settings_);
+      if (last.kernel) return last;
+      BB_LOG(debug) << "pregenerated backend: " << last.error;
+      errors += (errors.empty() ? "" : "\n") + last.error;
+      only_wrong_signatures = only_wrong_signatures && last.wrong_signature;
     }
     // A bare-name folder holds kernels for some overload of the name: one whose
     // signature is another overload's is not for this one.
-    const bool bare = folder != folders.front();
+    const bool bare = folder != folders.front() && !folder.ends_with("__default");
     if (bare && only_wrong_signatures) {
       BB_LOG(info) << "pregenerated backend: " << folder << "/ has no kernel with the signature of "
                    << op.schema().operator_name();
       continue;
     }
+    if (candidates.size() == 1) return last;  // its own failure, with its traceback if it has one
     LoadedKernel failed;
-    failed.error = candidates.size() == 1 ? errors
-                                          : "none of the " + std::to_string(candidates.size()) + " kernels in " +
-                                                (directory_ / folder).string() + " could be used:\n" + errors;
+    failed.source = last.source;
+    failed.error = "none of the " + std::to_string(candidates.size()) + " kernels in " +
+                   (directory_ / folder).string() + " could be used:\n" + errors;
     return failed;
   }
   return {};

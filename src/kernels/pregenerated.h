@@ -1,14 +1,16 @@
 // The `pregenerated` backend: kernels written ahead of time, laid out as
 // BackendBench's `generate` and `evaluation_only/` lay them out:
 //
-//   DIR/<op>/<op>_attempt_N.cpp (or .cu)   attempts of a generation run
+//   DIR/<op>/<op>_attempt_N.py (.cpp, .cu) attempts of a generation run
 //   DIR/<op>/metadata.txt                  optional: `successful_attempt: N`
-//   DIR/<op>/<op>.cpp (or .cu)             a kernel written by hand
+//   DIR/<op>/<op>.py (.cpp, .cu)           a kernel written by hand
 //
 // <op> is the operator's folder name (`add__Tensor` for add.Tensor, see
-// folder_name) or, as in BackendBench, its bare name (`add`). A bare-name
-// kernel serves every overload whose signature it matches; an overload it
-// does not match simply does not use it.
+// folder_name; `relu__default` is read too) or, as in BackendBench, its bare
+// name (`add`). A bare-name native kernel serves every overload whose
+// signature it matches; an overload it does not match simply does not use it.
+// A bare-name Python kernel serves every overload of its name without a
+// folder of its own.
 #pragma once
 
 #include <filesystem>
@@ -28,7 +30,7 @@ std::optional<int> recorded_attempt(const std::filesystem::path& folder);
 
 // The kernel files for `stem` in `folder`, in the order they are tried: the
 // recorded attempt, then the other attempts from the highest number down,
-// then `<stem>.cpp` / `<stem>.cu` (.cpp first where both exist).
+// then `<stem>.cpp` / `<stem>.cu` / `<stem>.py` (in that order where several exist).
 std::vector<std::filesystem::path> kernel_candidates(const std::filesystem::path& folder, const std::string& stem);
 
 class PregeneratedBackend : public NativeKernelBackend {

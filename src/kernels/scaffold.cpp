@@ -1,6 +1,7 @@
 #include "kernels/scaffold.h"
 
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -47,9 +48,60 @@ std::string stub_file_name(const c10::OperatorHandle& op, const std::string& ext
   return folder_name(op) + "_implementation_1" + extension;
 }
 
+namespace {
+
+// A schema default as Python source: None, True, 2, 1.0, [0, 1], 'mean'; nullopt when it has no literal.
+std::optional<std::string> python_literal(const c10::IValue& v) {
+  if (v.isNone()) return "None";
+  if (v.isBool()) return v.toBool() ? "True" : "False";
+  if (v.isInt()) return std::to_string(v.toInt());
+  if (v.isDouble()) {
+    std::ostringstream out;
+    out << v.toDouble();
+    const std::string text = out.str();
+    return text.find_first_of(".en") == std::string::npos ? text + ".0" : text;
+  }
+  if (v.isString()) return "'" + v.toStringRef() + "'";
+  if (v.isIntList()) {
+    std::string out = "[";
+    for (const int64_t i : v.toIntVector()) out += (out.size() > 1 ? ", " : "") + std::to_string(i);
+    return out + "]";
+  }
+  return std::nullopt;
+}
+
+// "def relu_kernel_impl(self):" with the schema's parameters: positional ones, then
+// keyword-only ones after `*`, defaults as Python literals.
+std::string python_signature(const c10::OperatorHandle& op) {
+  std::string params;
+  bool keyword_only = false;
+  for (const auto& arg : op.schema().arguments()) {
+    if (arg.kwarg_only() && !keyword_only) {
+      params += params.empty() ? "*" : ", *";
+      keyword_only = true;
+    }
+    params += (params.empty() ? "" : ", ") + arg.name();
+    if (arg.default_value()) params += "=" + python_literal(*arg.default_value()).value_or("None");
+  }
+  return "def " + function_name(op) + "(" + params + "):";
+}
+
+}  // namespace
+
 std::string render_stub(const c10::OperatorHandle& op, const std::string& extension) {
   const std::string shown_path = folder_name(op) + "/" + stub_file_name(op, extension);
   std::ostringstream s;
+  if (extension == ".py") {
+    s << "# " << op.schema() << "\n"
+      << "#\n"
+      << "# The kernel for " << qualified_name(op) << " in Python (plain PyTorch or Triton): replace the body\n"
+      << "# (README.md says what it computes and how it is called).\n"
+      << "import torch\n\n\n"
+      << python_signature(op) << "\n"
+      << "    raise NotImplementedError("
+      << c_string_literal(qualified_name(op) + " is not implemented yet: write it in " + shown_path) << ")\n";
+    return s.str();
+  }
   s << "// " << op.schema() << "\n"
     << "//\n"
     << "// The kernel for " << qualified_name(op) << ": replace the body (README.md says what it computes).\n";
@@ -71,8 +123,10 @@ std::string render_readme(const c10::OperatorHandle& op, const std::string& exte
   const std::string folder = folder_name(op);
   const std::string base = schema.name().substr(schema.name().find("::") + 2);
   std::ostringstream s;
+  const bool python = extension == ".py";
   s << "# " << qualified_name(op) << "\n\n"
-    << "A native kernel for this operator, for `backendbench run --backend directory --ops-directory <this folder's "
+    << (python ? "A Python kernel (plain PyTorch or Triton)" : "A native kernel")
+    << " for this operator, for `backendbench run --backend directory --ops-directory <this folder's "
        "parent>`.\n\n"
     << "## Schema\n\n```\n" << schema << "\n```\n\n"
     << "## Semantics\n\n";
@@ -86,16 +140,26 @@ std::string render_readme(const c10::OperatorHandle& op, const std::string& exte
   s << "- Its definition: `- func: " << yaml_name(schema)
     << "(` in https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/native/native_functions.yaml\n"
     << "- The tests compare the kernel's results with ATen's own " << qualified_name(op) << " on the same inputs.\n\n"
-    << "## C++ signature\n\n"
-    << "Implement exactly this function (keyword-only arguments, after `*` in the schema, are ordinary trailing "
-       "parameters):\n\n"
-    << "```cpp\n#include <backendbench/kernel.h>\n\n" << expected_signature(schema, function_name(op)) << ";\n```\n\n"
-    << "and register it once, after its definition:\n\n"
-    << "```cpp\nBACKENDBENCH_KERNEL(" << function_name(op) << ")\n```\n\n"
-    << "The backend compiles the file against the installed torch, loads it and checks the function's signature "
-       "against the schema above before any test runs.\n\n"
-    << "## Files\n\n"
-    << "`" << folder << "/" << folder << "_implementation_<N>.cpp` (or `.cu`); the backend uses the first by name. "
+    ;
+  if (python) {
+    s << "## Python function\n\n"
+      << "Define this function; it is called as torch calls Python kernels: positional arguments positionally, "
+         "keyword-only ones (after `*`) by name, and arguments equal to their defaults may be left out. Tensors "
+         "are the test's own; return what the schema returns.\n\n"
+      << "```python\n" << python_signature(op) << "\n    ...\n```\n\n";
+  } else {
+    s << "## C++ signature\n\n"
+      << "Implement exactly this function (keyword-only arguments, after `*` in the schema, are ordinary trailing "
+         "parameters):\n\n"
+      << "```cpp\n#include <backendbench/kernel.h>\n\n" << expected_signature(schema, function_name(op)) << ";\n```\n\n"
+      << "and register it once, after its definition:\n\n"
+      << "```cpp\nBACKENDBENCH_KERNEL(" << function_name(op) << ")\n```\n\n"
+      << "The backend compiles the file against the installed torch, loads it and checks the function's signature "
+         "against the schema above before any test runs.\n\n";
+  }
+  s << "## Files\n\n"
+    << "`" << folder << "/" << folder << "_implementation_<N>.py` (or `.cpp`, `.cu`); the backend uses the lowest "
+    << "number (and for one number .cpp, .cu, then .py). "
     << "The folder is the operator's name for its default overload and `<name>__<overload>` otherwise.\n"
     << "`" << stub_file_name(op, extension)
     << "` starts as a stub that fails every test with \"not implemented yet\".\n\n"
@@ -113,6 +177,16 @@ FolderSetup set_up_operator_folder(const fs::path& base, const c10::OperatorHand
                                    const std::vector<std::string>& example_inputs) {
   FolderSetup setup;
   const std::string folder = folder_name(op);
+  // A kernel under another spelling of the operator's folder (relu__default, the bare
+  // name) is the author's: a new folder would shadow it.
+  for (const std::string& other : folder_spellings(op)) {
+    if (other == folder) continue;
+    if (auto existing = find_implementation(base / other, other)) {
+      setup.folder = base / other;
+      setup.kept.push_back(existing->filename().string());
+      return setup;
+    }
+  }
   setup.folder = base / folder;
   std::error_code ec;
   setup.folder_created = fs::create_directories(setup.folder, ec);

@@ -1,8 +1,8 @@
 // Operator folders for kernel authors (BackendBench's setup_operator_directories):
 // <base>/<folder>/README.md says what to implement and how, and
-// <folder>_implementation_1.cpp (or .cu) is a stub with the exact signature
-// that compiles, passes the schema check and fails its tests with "not
-// implemented" until it is written.
+// <folder>_implementation_1.cpp (or .cu, .py) is a stub with the exact
+// signature that compiles (or imports), passes the schema check and fails its
+// tests with "not implemented" until it is written.
 #pragma once
 
 #include <filesystem>
@@ -35,7 +35,9 @@ struct FolderSetup {
 };
 
 // Creates `base`/<folder> with its README.md and, when the folder holds no
-// <folder>_implementation* file yet, the stub. Throws std::runtime_error
+// <folder>_implementation* file yet, the stub. When another spelling of the
+// folder (relu__default, the bare name) already holds a kernel, nothing is
+// created: that kernel is kept (a new folder would shadow it). Throws std::runtime_error
 // naming the path when a file cannot be written.
 FolderSetup set_up_operator_folder(const std::filesystem::path& base, const c10::OperatorHandle& op,
                                    const std::string& extension, const std::vector<std::string>& example_inputs);

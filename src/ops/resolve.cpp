@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <vector>
 
+#include <torch/version.h>
+
+#include "util/text.h"
+
 namespace backendbench::ops {
 
 std::string OperatorName::dotted() const {
@@ -39,7 +43,6 @@ OperatorName parse_operator_name(std::string_view text) {
     out.name = s;
   }
   if (out.overload == "default") out.overload.clear();
-  if (out.ns == "aten" && out.name == "sum" && out.overload == "SymInt") out.overload = "dim_IntList";
   return out;
 }
 
@@ -60,15 +63,25 @@ std::variant<c10::OperatorHandle, ResolveError> resolve(const OperatorName& name
   auto handle =
       c10::Dispatcher::singleton().findSchema({name.ns + "::" + name.name, name.overload});
   if (handle) return *handle;
-  std::string message = "unknown operator " + name.dotted();
+  const std::string base = util::printable(name.ns + "::" + name.name);
+  std::string message = "unknown operator " + util::printable(name.dotted());
   const auto overloads = overloads_of(name);
   if (overloads.empty()) {
-    message += ": no operator " + name.ns + "::" + name.name + " is registered with the dispatcher";
+    message += ": no operator " + base + " is registered with the dispatcher";
   } else {
-    message += ": " + name.ns + "::" + name.name + " has the overloads";
+    message += ": " + base + " has the overloads";
     for (const auto& o : overloads) message += " " + o;
   }
   return ResolveError{message};
+}
+
+std::string torch_release() { return std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR); }
+
+std::optional<std::string> unavailable_reason(const OperatorName& name) {
+  const auto resolved = resolve(name);
+  const auto* error = std::get_if<ResolveError>(&resolved);
+  if (!error) return std::nullopt;
+  return "not an operator of torch " + torch_release() + " (" + error->message + ")";
 }
 
 }  // namespace backendbench::ops

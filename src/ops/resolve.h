@@ -26,8 +26,8 @@ struct OperatorName {
   std::string qualified() const;
 };
 
-// Splits a user-written name. Renames the trace-only `aten.sum.SymInt` to
-// `aten.sum.dim_IntList`, as BackendBench does. Never fails; resolution does.
+// Splits a user-written name. Never fails; resolution does. (Names of older
+// torch versions, such as traces' `aten.sum.SymInt`, are rewritten by ops/legacy.h.)
 OperatorName parse_operator_name(std::string_view text);
 
 struct ResolveError {
@@ -36,5 +36,12 @@ struct ResolveError {
 
 // Looks the operator up in the dispatcher.
 std::variant<c10::OperatorHandle, ResolveError> resolve(const OperatorName& name);
+
+// "2.13": the release of the torch this program runs on.
+std::string torch_release();
+
+// Why a suite cannot test an operator with this torch: "not an operator of
+// torch 2.13 (...)"; nullopt when the dispatcher has it.
+std::optional<std::string> unavailable_reason(const OperatorName& name);
 
 }  // namespace backendbench::ops

@@ -168,7 +168,8 @@ EnableReport KernelOverrides::enable(const fs::path& kernel_dir, c10::DispatchKe
       continue;
     }
     backends::Kernel kernel = backend.kernel_for(op);
-    if (auto failed = backend.failures().find(name); failed != backend.failures().end()) {
+    // Failures are kept by the operator's folder name, which `name` may spell otherwise (relu__default).
+    if (auto failed = backend.failures().find(kernels::folder_name(op)); failed != backend.failures().end()) {
       report.failures[name] = failed->second;
       continue;
     }

@@ -1,6 +1,7 @@
-// Native kernels in place of ATen's, for unmodified programs: every kernel
-// folder of a kernel directory (see include/backendbench/kernel.h) is
-// compiled, checked against its operator's schema and registered with the
+// Kernels in place of ATen's, for unmodified programs: every kernel folder of
+// a kernel directory (native: see include/backendbench/kernel.h; Python: see
+// kernels/python_runtime.h) is compiled or imported, checked against its
+// operator's schema (native kernels) and registered with the
 // dispatcher for the CPU or CUDA dispatch key, so that any call of the
 // operator on that device (from Python, C++ or autograd) runs the kernel.
 // A kernel for a functional operator also serves its in-place and out=

@@ -130,6 +130,41 @@ void write_failure_types(std::ostringstream& md, const RunResults& results) {
   md << "\n";
 }
 
+// Per operator: the inputs the suite found, how many ran and how many it left
+// out, and why (OpInfo samples left out for dispatching to several operators,
+// a random operator, --topn-inputs, ...).
+void write_inputs_per_operator(std::ostringstream& md, const RunResults& results) {
+  if (results.correctness.empty() && results.excluded.empty()) return;
+  struct Counts {
+    size_t run = 0, left_out = 0;
+    std::map<std::string, size_t> reasons;
+  };
+  std::vector<std::string> order = results.operators;
+  std::map<std::string, Counts> counts;
+  for (const auto& t : results.correctness) ++counts[t.op_name].run;
+  for (const auto& e : results.excluded) {
+    if (!counts.contains(e.op_name) && std::find(order.begin(), order.end(), e.op_name) == order.end()) {
+      order.push_back(e.op_name);
+    }
+    ++counts[e.op_name].left_out;
+    ++counts[e.op_name].reasons[e.reason];
+  }
+  md << "## Inputs per Operator\n\n"
+     << "| Operator | Found | Run | Left Out | Why Left Out |\n|----------|-------|-----|----------|--------------|\n";
+  for (const auto& op : order) {
+    const Counts& c = counts[op];
+    std::vector<std::pair<std::string, size_t>> reasons(c.reasons.begin(), c.reasons.end());
+    std::stable_sort(reasons.begin(), reasons.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    std::string why;
+    for (const auto& [reason, n] : reasons) {
+      why += (why.empty() ? "" : "; ") + std::to_string(n) + "x " + (reason.size() > 120 ? reason.substr(0, 117) + "..." : reason);
+    }
+    md << "| " << md_cell(op) << " | " << c.run + c.left_out << " | " << c.run << " | " << c.left_out << " | "
+       << md_cell(why) << " |\n";
+  }
+  md << "\n";
+}
+
 // Kernels the backend did not provide but that were derived from its
 // functional kernels, so a reader knows what was really measured.
 void write_derived(std::ostringstream& md, const std::vector<DerivedKernel>& derived) {
@@ -188,6 +223,7 @@ std::string overall_summary_md(const std::vector<OperatorSummary>& ops, const Sc
   write_failure_rules(md, scores);
   write_failure_types(md, results);
   write_exclusions(md, results.excluded);
+  write_inputs_per_operator(md, results);
   write_derived(md, results.derived);
   write_graphs(md, results.performance);
   write_environment(md, info.environment);

@@ -11,6 +11,7 @@
 #include <c10/util/Exception.h>
 #include <c10/util/Type.h>
 
+#include "backends/kernel_error.h"
 #include "report/error_types.h"
 
 namespace backendbench::runner {
@@ -37,7 +38,8 @@ struct Failure {
   std::string describe() const { return type_name() + ": " + message; }
 };
 
-// Runs `fn`; an exception becomes a Failure carrying its type and message.
+// Runs `fn`; an exception becomes a Failure carrying its type and message (a
+// backends::KernelError, its own language's type name and traceback).
 // Running out of memory (c10::OutOfMemoryError, std::bad_alloc, or the CPU
 // allocator's "can't allocate memory") is reported as out_of_memory.
 template <typename Fn>
@@ -48,6 +50,8 @@ std::optional<Failure> capture(Fn&& fn) {
     return std::nullopt;
   } catch (const c10::OutOfMemoryError& e) {
     return Failure(ErrorType::out_of_memory, e.what_without_backtrace(), e.what());
+  } catch (const backends::KernelError& e) {
+    return Failure::raised(e.type(), e.what(), e.traceback());
   } catch (const std::bad_alloc& e) {
     return Failure(ErrorType::out_of_memory, std::string("out of host memory (") + e.what() + ")");
   } catch (const c10::Error& e) {

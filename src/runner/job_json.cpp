@@ -4,10 +4,31 @@
 
 #include "report/result_json.h"
 #include "spec/parse.h"
+#include "spec/serialize.h"
 
 namespace backendbench::runner {
 
 using Json = nlohmann::ordered_json;
+
+namespace {
+
+const char* kind_name(data::TensorValues::Kind kind) {
+  switch (kind) {
+    case data::TensorValues::Kind::random: return "random";
+    case data::TensorValues::Kind::stored: return "stored";
+    case data::TensorValues::Kind::edge: return "edge";
+  }
+  return "random";
+}
+
+data::TensorValues::Kind kind_named(const std::string& name) {
+  if (name == "stored") return data::TensorValues::Kind::stored;
+  if (name == "edge") return data::TensorValues::Kind::edge;
+  if (name == "random") return data::TensorValues::Kind::random;
+  throw std::invalid_argument("job: unknown tensor values kind '" + name + "'");
+}
+
+}  // namespace
 
 Json to_json(const TestJob& job) {
   Json j;
@@ -17,6 +38,11 @@ Json to_json(const TestJob& job) {
   j["kind"] = job.kind == TestKind::correctness ? "correctness" : "performance";
   j["args"] = job.input.args_text;
   if (!job.input.args) j["error"] = job.input.error;
+  if (const auto& v = job.input.values; v.kind != data::TensorValues::Kind::random) {
+    // args_text ends with the values' label: the arguments travel apart, as text that parses.
+    if (job.input.args) j["spec"] = spec::serialize(*job.input.args);
+    j["values"] = {{"kind", kind_name(v.kind)}, {"file", v.file}, {"index", v.index}, {"edges", v.edges}, {"label", v.label}};
+  }
   j["known_correct"] = job.known_correct;
   return j;
 }
@@ -29,14 +55,23 @@ TestJob job_from_json(const Json& j) {
               .known_correct = j.value("known_correct", false)};
   job.input.op_name = job.op_name;
   job.input.args_text = j.at("args").get<std::string>();
+  if (j.contains("values")) {
+    const Json& v = j["values"];
+    job.input.values = {.kind = kind_named(v.at("kind").get<std::string>()),
+                        .file = v.at("file").get<std::string>(),
+                        .index = v.at("index").get<size_t>(),
+                        .edges = v.at("edges").get<unsigned>(),
+                        .label = v.at("label").get<std::string>()};
+  }
   if (j.contains("error")) {
     job.input.error = j["error"].get<std::string>();
     return job;
   }
   // The sender's text is canonical: it parses back to the same arguments.
-  auto parsed = spec::parse_arguments(job.input.args_text);
+  const std::string text = j.value("spec", job.input.args_text);
+  auto parsed = spec::parse_arguments(text);
   if (auto* error = std::get_if<spec::ParseError>(&parsed)) {
-    job.input.error = error->describe(job.input.args_text);
+    job.input.error = error->describe(text);
   } else {
     job.input.args = std::move(std::get<spec::Arguments>(parsed));
   }

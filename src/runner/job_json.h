@@ -9,7 +9,9 @@
 namespace backendbench::runner {
 
 // The input travels as its operator name and argument text (re-parsed by the
-// receiver) or, for a malformed input, its parse error.
+// receiver) or, for a malformed input, its parse error; an input whose tensor
+// values are not random also carries where they come from ("values") and its
+// arguments without the values' label ("spec").
 nlohmann::ordered_json to_json(const TestJob& job);
 TestJob job_from_json(const nlohmann::ordered_json& j);
 

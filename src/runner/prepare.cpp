@@ -7,6 +7,7 @@
 #include "check/compare.h"
 #include "inputs/constraints.h"
 #include "inputs/materialize.h"
+#include "inputs/stored_values.h"
 #include "ops/bind.h"
 #include "ops/resolve.h"
 
@@ -49,23 +50,20 @@ c10::IValue copy_value(const c10::IValue& v, std::unordered_map<const void*, c10
   return v;
 }
 
-}  // namespace
-
-torch::jit::Stack PreparedCall::call_aten() const {
-  torch::jit::Stack stack = inputs;
-  op.callBoxed(stack);
-  return stack;
-}
-
-std::variant<torch::jit::Stack, PrepareFailure> prepare_inputs(const c10::OperatorHandle& op,
-                                                               const spec::Arguments& args, c10::Device device,
-                                                               uint64_t seed) {
+// `values`: the record's (stored or edge values); null: random ones from the seed.
+std::variant<torch::jit::Stack, PrepareFailure> make_inputs(const c10::OperatorHandle& op, const spec::Arguments& args,
+                                                            c10::Device device, uint64_t seed,
+                                                            const data::TensorValues* values) {
+  using Kind = data::TensorValues::Kind;
   inputs::TensorFactory tensors(device, seed);
   std::variant<torch::jit::Stack, ops::BindError> bound;
   inputs::ConstraintResult constrained;
   if (auto f = capture([&] {
+        if (values && values->kind == Kind::stored) tensors.use_spans(inputs::stored_sample(values->file, values->index));
+        if (values && values->kind == Kind::edge) tensors.mix_in_edges(values->edges);
         bound = ops::bind(op.schema(), args, tensors);
         if (auto* stack = std::get_if<torch::jit::Stack>(&bound)) {
+          tensors.check_spans_used();
           constrained = inputs::apply_input_constraints(op.schema(), *stack, seed);
         }
       })) {
@@ -81,11 +79,25 @@ std::variant<torch::jit::Stack, PrepareFailure> prepare_inputs(const c10::Operat
   return std::move(std::get<torch::jit::Stack>(bound));
 }
 
+}  // namespace
+
+torch::jit::Stack PreparedCall::call_aten() const {
+  torch::jit::Stack stack = inputs;
+  op.callBoxed(stack);
+  return stack;
+}
+
+std::variant<torch::jit::Stack, PrepareFailure> prepare_inputs(const c10::OperatorHandle& op,
+                                                               const spec::Arguments& args, c10::Device device,
+                                                               uint64_t seed) {
+  return make_inputs(op, args, device, seed, nullptr);
+}
+
 std::variant<torch::jit::Stack, PrepareFailure> prepare_inputs(const c10::OperatorHandle& op,
                                                                const data::InputRecord& input, c10::Device device,
                                                                uint64_t seed) {
   if (!input.args) return PrepareFailure{Failure(ErrorType::malformed_input, input.error)};
-  return prepare_inputs(op, *input.args, device, seed);
+  return make_inputs(op, *input.args, device, seed, &input.values);
 }
 
 std::variant<PreparedCall, PrepareFailure> prepare_call(const data::InputRecord& input, c10::Device device,

@@ -1,8 +1,9 @@
 // The one path from an input record to a call: resolve the operator, derive
 // the test's seed, make its inputs (parsed arguments bound to the schema,
-// tensors materialized on the run's device, index-carrying arguments made
-// valid), call. The runner, the dataset builder, trace replay and
-// bench-timing's profile all go through it.
+// tensors materialized on the run's device from the seed, or from the
+// record's stored values, or with edge values mixed in: data::TensorValues;
+// index-carrying arguments made valid), call. The runner, the dataset builder,
+// trace replay and bench-timing's profile all go through it.
 #pragma once
 
 #include <cstdint>
@@ -45,11 +46,13 @@ struct PrepareFailure {
 std::variant<PreparedCall, PrepareFailure> prepare_call(const data::InputRecord& input, c10::Device device,
                                                         uint64_t run_seed);
 
-// Makes the inputs of `args` for `op` from `seed`. Equal calls give equal stacks.
+// Makes the inputs of `args` for `op` from `seed` (random values: the fresh
+// inputs a candidate is also checked on). Equal calls give equal stacks.
 std::variant<torch::jit::Stack, PrepareFailure> prepare_inputs(const c10::OperatorHandle& op,
                                                                const spec::Arguments& args, c10::Device device,
                                                                uint64_t seed);
-// The same for a record (MalformedInput when it did not parse).
+// The same for a record, with its values (data::TensorValues); MalformedInput
+// when it did not parse.
 std::variant<torch::jit::Stack, PrepareFailure> prepare_inputs(const c10::OperatorHandle& op,
                                                                const data::InputRecord& input, c10::Device device,
                                                                uint64_t seed);

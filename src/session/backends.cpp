@@ -4,6 +4,7 @@
 
 #include "backends/aten.h"
 #include "kernels/directory.h"
+#include "kernels/flag_gems.h"
 #include "kernels/pregenerated.h"
 #include "session/session.h"
 
@@ -19,6 +20,7 @@ std::unique_ptr<backends::Backend> make_backend(const backends::BackendSpec& spe
       case backends::BackendKind::pregenerated:
         return std::make_unique<kernels::PregeneratedBackend>(spec.kernels_dir);
       case backends::BackendKind::flag_gems:
+        return std::make_unique<kernels::FlagGemsBackend>();
       case backends::BackendKind::llm:
       case backends::BackendKind::llm_relay:
       case backends::BackendKind::kernel_agent:
@@ -28,7 +30,7 @@ std::unique_ptr<backends::Backend> make_backend(const backends::BackendSpec& spe
     throw RequestError(e.what());
   }
   throw RequestError("--backend " + std::string(backends::to_string(spec.kind)) +
-                     " is not available yet in this build (available: aten, directory, pregenerated)");
+                     " is not available yet in this build (available: aten, flag_gems, directory, pregenerated)");
 }
 
 }  // namespace backendbench::session

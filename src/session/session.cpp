@@ -55,6 +55,8 @@ nlohmann::ordered_json journal_header(const RunRequest& r, const runner::RunOpti
           {"device", run.device.str()},
           {"seed", run.seed},
           {"ops_directory", kernel_folder ? folder.string() : ""},
+          {"dtype", std::string(spec::short_name(r.suite.dtype))},
+          {"facto_num_runs", r.suite.facto_num_runs},
           {"shard", r.shard ? r.shard->describe() : ""}};
 }
 

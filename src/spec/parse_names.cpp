@@ -55,6 +55,13 @@ bool split_device(std::string_view spec, Device& out) {
   return true;
 }
 
+// `[4, 8]`, for messages.
+std::string sizes_text(const std::vector<int64_t>& sizes) {
+  std::string out = "[";
+  for (size_t i = 0; i < sizes.size(); ++i) out += (i ? ", " : "") + std::to_string(sizes[i]);
+  return out + "]";
+}
+
 }  // namespace
 
 bool is_name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
@@ -145,6 +152,11 @@ bool Parser::tensor(TensorSpec& out, size_t name_at) {
   }
   if (!eat(')')) {
     return fail(pos_, "expected ')' to close the T( opened at column " + column_of(name_at) + ", found " + found());
+  }
+  if (!tensor_bytes(out)) {
+    return fail(name_at, "impossible tensor size: a " + std::string(short_name(out.dtype)) + " tensor of shape " +
+                             sizes_text(out.shape) + (out.stride ? " and stride " + sizes_text(*out.stride) : "") +
+                             " needs more than 2^63 - 1 bytes (its size overflows int64)");
   }
   leave();
   return true;

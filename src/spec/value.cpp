@@ -1,6 +1,8 @@
 #include "spec/value.h"
 
+#include <algorithm>
 #include <array>
+#include <limits>
 #include <bit>
 #include <cmath>
 
@@ -65,39 +67,78 @@ std::optional<Dtype> dtype_from_name(std::string_view name) {
   return std::nullopt;
 }
 
-int64_t numel(const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  for (int64_t s : shape) n *= s;
+namespace {
+
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+
+// Checked arithmetic on sizes (never negative): nullopt on overflow.
+std::optional<int64_t> times(int64_t a, int64_t b) {
+  int64_t out = 0;
+  if (__builtin_mul_overflow(a, b, &out)) return std::nullopt;
+  return out;
+}
+std::optional<int64_t> plus(int64_t a, int64_t b) {
+  int64_t out = 0;
+  if (__builtin_add_overflow(a, b, &out)) return std::nullopt;
+  return out;
+}
+
+std::optional<int64_t> checked_numel(const std::vector<int64_t>& shape) {
+  // An empty dimension makes the tensor empty, whatever the others say.
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0;
+  std::optional<int64_t> n = 1;
+  for (int64_t s : shape) {
+    n = times(*n, s);
+    if (!n) return std::nullopt;
+  }
   return n;
 }
 
-int64_t storage_extent(const TensorSpec& t) {
-  if (!t.stride) return numel(t.shape);
-  int64_t extent = 1;
+std::optional<int64_t> checked_extent(const TensorSpec& t) {
+  if (!t.stride) return checked_numel(t.shape);
+  if (std::find(t.shape.begin(), t.shape.end(), 0) != t.shape.end()) return 0;
+  std::optional<int64_t> extent = 1;
   for (size_t i = 0; i < t.shape.size(); ++i) {
-    if (t.shape[i] == 0) return 0;
-    extent += (t.shape[i] - 1) * (i < t.stride->size() ? (*t.stride)[i] : 0);
+    const auto step = times(t.shape[i] - 1, i < t.stride->size() ? (*t.stride)[i] : 0);
+    extent = step ? plus(*extent, *step) : std::nullopt;
+    if (!extent) return std::nullopt;
   }
   return extent;
 }
 
-namespace {
 int64_t bytes_of(const Value& v) {
-  if (const auto* t = v.get_if<TensorSpec>()) return numel(t->shape) * element_size(t->dtype);
-  int64_t total = 0;
-  if (const auto* l = v.get_if<List>()) {
-    for (const auto& item : l->items) total += bytes_of(item);
-  } else if (const auto* tup = v.get_if<Tuple>()) {
-    for (const auto& item : tup->items) total += bytes_of(item);
+  if (const auto* t = v.get_if<TensorSpec>()) {
+    return times(numel(t->shape), element_size(t->dtype)).value_or(kMax);
   }
+  int64_t total = 0;
+  const auto add_items = [&](const std::vector<Value>& items) {
+    for (const auto& item : items) total = plus(total, bytes_of(item)).value_or(kMax);
+  };
+  if (const auto* l = v.get_if<List>()) add_items(l->items);
+  if (const auto* tup = v.get_if<Tuple>()) add_items(tup->items);
   return total;
 }
+
 }  // namespace
+
+int64_t numel(const std::vector<int64_t>& shape) { return checked_numel(shape).value_or(kMax); }
+
+int64_t storage_extent(const TensorSpec& t) { return checked_extent(t).value_or(kMax); }
+
+std::optional<int64_t> tensor_bytes(const TensorSpec& t) {
+  const auto n = checked_numel(t.shape);
+  const auto extent = checked_extent(t);
+  if (!n || !extent) return std::nullopt;
+  const auto element_bytes = times(*n, element_size(t.dtype));
+  const auto storage_bytes = times(*extent, element_size(t.dtype));
+  if (!element_bytes || !storage_bytes) return std::nullopt;
+  return std::max(*element_bytes, *storage_bytes);
+}
 
 int64_t total_tensor_bytes(const Arguments& a) {
   int64_t total = 0;
-  for (const auto& v : a.args) total += bytes_of(v);
-  for (const auto& [_, v] : a.kwargs) total += bytes_of(v);
+  for (const auto& v : a.args) total = plus(total, bytes_of(v)).value_or(kMax);
+  for (const auto& [_, v] : a.kwargs) total = plus(total, bytes_of(v)).value_or(kMax);
   return total;
 }
 

@@ -103,9 +103,15 @@ bool is_complex(Dtype d);
 
 // Number of elements of a shape, and the storage extent (in elements) that a
 // strided view of that shape needs: 1 + sum((size-1)*stride), 0 if empty.
+// Both saturate at INT64_MAX instead of overflowing.
 int64_t numel(const std::vector<int64_t>& shape);
 int64_t storage_extent(const TensorSpec& t);
-// Bytes of every tensor reachable from the arguments (lists included).
+// The bytes a tensor needs: the larger of its elements' bytes and the bytes of
+// the storage its strides span. nullopt when either overflows int64 (no such
+// tensor can exist; the parser refuses it).
+std::optional<int64_t> tensor_bytes(const TensorSpec& t);
+// Bytes of every tensor reachable from the arguments (lists included),
+// saturating at INT64_MAX.
 int64_t total_tensor_bytes(const Arguments& a);
 
 }  // namespace backendbench::spec

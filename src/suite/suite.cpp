@@ -11,8 +11,4 @@ std::string_view to_string(SuiteKind kind) { return kSuites.name(kind); }
 std::optional<SuiteKind> parse_suite_kind(std::string_view name) { return kSuites.parse(name); }
 std::span<const std::string_view> suite_names() { return kSuites.all(); }
 
-void filter_operators(Suite& suite, const std::vector<std::string>& filters) {
-  std::erase_if(suite.operators, [&](const OperatorTests& op) { return !data::matches_op_filters(op.op_name, filters); });
-}
-
 }  // namespace backendbench::suite

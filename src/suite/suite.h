@@ -24,13 +24,16 @@ std::optional<SuiteKind> parse_suite_kind(std::string_view name);
 std::span<const std::string_view> suite_names();  // in the order above
 
 // Which suite, and which of its operators and inputs (--suite, --ops, --data,
-// --topn-inputs, --check-overhead-dominated-ops).
+// --topn-inputs, --check-overhead-dominated-ops, --dtype, --facto-num-runs).
 struct SuiteSpec {
   SuiteKind kind = SuiteKind::smoke;
   std::vector<std::string> op_filters;  // an operator runs when any is a substring of its name
   std::string data;  // torchbench: a trace file or folder, a dataset, a URL, "remote"; "" = the shipped dataset
   std::optional<size_t> topn_inputs;
   bool overhead_dominated_only = false;
+  spec::Dtype dtype = spec::Dtype::bf16;  // opinfo, facto: of the samples (BackendBench's default)
+  size_t facto_num_runs = 10;            // facto: valid tuples per operator
+  uint64_t seed = 0;                     // facto draws its tuples from it (the run's --seed)
 };
 
 struct OperatorTests {
@@ -47,10 +50,6 @@ struct Suite {
   double test_timeout_s = 120;                // a test's deadline, unless --test-timeout says otherwise
 };
 
-// Keeps operators whose name contains any of `filters` (all when empty), as
-// BackendBench's --ops does.
-void filter_operators(Suite& suite, const std::vector<std::string>& filters);
-
 // BackendBench's smoke suite: relu, on a handful of shapes and dtypes for
 // correctness (strided and empty tensors included) and one large input for
 // performance (2**28 elements on GPUs as in BackendBench, 2**22 on the CPU).
@@ -60,5 +59,41 @@ Suite smoke_suite(c10::Device device);
 // folder of traces or a dataset .json): every selected input is both a
 // correctness and a performance test.
 Suite torchbench_suite(const std::filesystem::path& data, const data::Selection& selection);
+
+// --suite opinfo: which device type and dtype the samples are made for, and --ops.
+struct OpInfoRequest {
+  c10::Device device = c10::kCPU;
+  spec::Dtype dtype = spec::Dtype::bf16;
+  std::vector<std::string> filters;
+};
+
+// BackendBench's OpInfo suite: the samples of torch's op_db (top-level and
+// nn.functional OpInfos supporting the dtype on the device) that dispatch to
+// exactly one ATen overload and reproduce under it, as correctness tests with
+// their real values; those of at least 2^16 tensor elements are also timed.
+// Samples of random and tensor-creation operators, and all others, are excluded
+// with their reasons. `--ops` filters select OpInfos by name (`add`,
+// `nn.functional.relu`), ATen name or base name (`relu`, `add.Tensor` -> `add`),
+// and narrow to one overload when they name it (`add.Tensor`). The samples are
+// exported into the cache the first time (suite/opinfo_export.h).
+Suite opinfo_suite(const OpInfoRequest& request);
+// The same from an export folder (manifest.json, samples/).
+Suite opinfo_suite_from_export(const std::filesystem::path& dir, const std::vector<std::string>& filters);
+
+// --suite facto: the device and dtype the tuples are checked on, --ops, --facto-num-runs and --seed.
+struct FactoRequest {
+  c10::Device device = c10::kCPU;
+  spec::Dtype dtype = spec::Dtype::bf16;  // of floating-point tensors
+  std::vector<std::string> filters;
+  size_t num_runs = 10;
+  uint64_t seed = 0;
+};
+
+// Our FACTO suite: for each operator of the constraint table (facto/rules.h)
+// that the filters select (`add.Tensor`, or `add` for every covered overload),
+// `num_runs` valid argument tuples drawn from its schema (facto/generator.h),
+// as correctness tests. An operator for which fewer valid tuples were found
+// keeps those (the log says why the others were redrawn).
+Suite facto_suite(const FactoRequest& request);
 
 }  // namespace backendbench::suite

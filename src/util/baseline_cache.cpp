@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/cache_dir.h"
 #include "util/hash.h"
 
 namespace backendbench::util {
@@ -109,15 +110,7 @@ BaselineCache::BaselineCache(fs::path dir) : file_(dir / "baselines.jsonl") {
 
 BaselineCache::~BaselineCache() { ::close(fd_); }
 
-fs::path BaselineCache::default_dir() {
-  if (const char* cache = std::getenv("BACKENDBENCH_CACHE"); cache && *cache) {
-    return fs::path(cache) / "baselines";
-  }
-  if (const char* home = std::getenv("HOME"); home && *home) {
-    return fs::path(home) / ".cache" / "backendbench" / "baselines";
-  }
-  return fs::temp_directory_path() / "backendbench" / "baselines";  // no home (some batch jobs)
-}
+fs::path BaselineCache::default_dir() { return cache_dir("baselines"); }
 
 void BaselineCache::load() {
   std::ifstream in(file_, std::ios::binary);

@@ -1,5 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
 #include "data/inputs.h"
 #include "data/temp_dir.h"
 
@@ -119,9 +124,6 @@ TEST(TraceFiles, FolderMergesDuplicatesAcrossFiles) {
                               "Operator: aten.add.Tensor\n"
                               "cnt: 0, ((T([9], f32), T([9], f32)), {})\n"
                               "cnt: 5, ((T([2], f16), T([2], f16)), {})\n");
-  std::filesystem::create_directory(dir.path() / "nested");  // not recursed into
-  dir.write("nested/Other_training.txt",
-            "Operator: aten.add.Tensor\ncnt: 1, ((T([2], f16), T([2], f16)), {})\n");
 
   const LoadedInputs loaded = load_traces(dir.path());
   EXPECT_TRUE(loaded.diagnostics.empty());
@@ -236,6 +238,94 @@ TEST(TraceFiles, MissingPathAndEmptyFolderAreDiagnostics) {
   const LoadedInputs empty = load_traces(dir.path());
   EXPECT_TRUE(empty.records.empty());
   ASSERT_EQ(empty.diagnostics.size(), 1u);
+  EXPECT_EQ(empty.diagnostics[0].message, "folder has no trace files (*.txt, searched at any depth)");
+
+  dir.write("dataset.json", "[]");
+  const LoadedInputs others = load_traces(dir.path());
+  ASSERT_EQ(others.diagnostics.size(), 1u);
+  EXPECT_NE(others.diagnostics[0].message.find("it holds 1 other file(s), such as "), std::string::npos);
+  EXPECT_NE(others.diagnostics[0].message.find("dataset.json"), std::string::npos);
+}
+
+// The published layout: a folder per model family, a file per model.
+TEST(TraceFiles, FolderOfFoldersIsReadAtAnyDepth) {
+  TempDir dir;
+  for (const char* sub : {"input_configs", "input_configs/hf_train", "input_configs/timm_train",
+                          "input_configs/torchbench_train", "input_configs/.git", "input_configs/timm_train/deeper"}) {
+    std::filesystem::create_directory(dir.path() / sub);
+  }
+  dir.write("input_configs/hf_train/BertForMaskedLM_training.txt",
+            "Operator: aten.add.Tensor\ncnt: 2, ((T([2], f16), T([2], f16)), {})\n");
+  dir.write("input_configs/timm_train/resnet18_training.txt",
+            "Operator: aten.add.Tensor\ncnt: 3, ((T([2], f16), T([2], f16)), {})\n"
+            "Operator: aten.relu.default\ncnt: 1, ((T([4], f16),), {})\n");
+  dir.write("input_configs/timm_train/deeper/vit_training.txt", "Operator: aten.relu.default\ncnt: 1, ((T([4], f16),), {})\n");
+  dir.write("input_configs/torchbench_train/hf_Bert_training.txt",
+            "Operator: aten.mul.Tensor\ncnt: 1, ((T([3], f32), 2.0), {})\n");
+  dir.write("input_configs/README.md", "Operator: aten.sub.Tensor\ncnt: 1, ((T([3], f32), T([3], f32)), {})\n");
+  dir.write("input_configs/.git/config.txt", "Operator: aten.sub.Tensor\ncnt: 1, ((T([3], f32), T([3], f32)), {})\n");
+
+  const LoadedInputs loaded = load_traces(dir.path() / "input_configs");
+  EXPECT_TRUE(loaded.diagnostics.empty()) << loaded.diagnostics[0].message;
+  ASSERT_EQ(loaded.records.size(), 3u);  // README.md and the hidden folder are not read
+  const InputRecord& add = loaded.records[0];
+  EXPECT_EQ(add.op_name, "aten.add.Tensor");
+  EXPECT_EQ(add.count, 5);
+  EXPECT_EQ(add.in_models, (std::vector<std::string>{"BertForMaskedLM_training", "resnet18_training"}));
+  EXPECT_EQ(add.in_folders, (std::vector<std::string>{"hf_train", "timm_train"}));
+  EXPECT_EQ(add.where.describe(), (dir.path() / "input_configs/hf_train/BertForMaskedLM_training.txt").string() + ":2");
+  const InputRecord& relu = loaded.records[1];
+  // Files are read in path order: timm_train/deeper/ before timm_train/resnet18_training.txt.
+  EXPECT_EQ(relu.in_models, (std::vector<std::string>{"vit_training", "resnet18_training"}));
+  EXPECT_EQ(relu.in_folders, (std::vector<std::string>{"timm_train/deeper", "timm_train"}));
+  EXPECT_EQ(loaded.records[2].in_folders, std::vector<std::string>{"torchbench_train"});
+  // A single file names no folder.
+  EXPECT_TRUE(load_traces(dir.path() / "input_configs/hf_train/BertForMaskedLM_training.txt").records[0].in_folders.empty());
+}
+
+TEST(TraceFiles, AFileWithNoTraceLineIsOneDiagnostic) {
+  TempDir dir;
+  const auto binary = dir.write("weights.txt", std::string("\x89PNG\r\n\x1a\n\0\0\0\rIHDR\n\x1b[31mred\n", 26) +
+                                                    std::string(5000, 'x') + "\nmore\nlines\n");
+  const LoadedInputs loaded = load_traces(binary);
+  EXPECT_TRUE(loaded.records.empty());
+  ASSERT_EQ(loaded.diagnostics.size(), 1u);
+  const std::string& message = loaded.diagnostics[0].message;
+  EXPECT_EQ(message.rfind("not a trace file: no 'Operator: NAME' or 'cnt: N, ARGS' line (it starts with ", 0), 0u)
+      << message;
+  EXPECT_NE(message.find("\\x89PNG"), std::string::npos) << message;
+  for (char c : message) EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20 || c == 0x7f) << message;
+
+  const LoadedInputs empty = load_traces(dir.write("empty.txt", "\n  \n"));
+  ASSERT_EQ(empty.diagnostics.size(), 1u);
+  EXPECT_EQ(empty.diagnostics[0].message, "empty trace file");
+}
+
+TEST(TraceFiles, ControlBytesInLinesAndNamesAreEscaped) {
+  TempDir dir;
+  const auto file = dir.write("m\x1b[2Jx.txt",
+                              "Operator: aten.relu.default\n"
+                              "cnt: 1, ((T([2], f32),), {})\n"
+                              "junk \x1b]0;owned\x07 line\n"
+                              "Operator: aten.\x1b[31mrelu.default\n"
+                              "cnt: 1, ((T([2], f32),), {})\n"
+                              "Operator: aten.relu.default\n"
+                              "cnt: \x1b[1m2, ((T([3], f32),), {})\n");
+  const LoadedInputs loaded = load_traces(file);
+  ASSERT_EQ(loaded.diagnostics.size(), 3u);
+  const auto clean = [](const std::string& text) {
+    return std::none_of(text.begin(), text.end(), [](char c) { return c == '\x1b' || c == '\x07'; });
+  };
+  for (const auto& d : loaded.diagnostics) {
+    EXPECT_TRUE(clean(d.where.describe() + d.message)) << d.message;
+    EXPECT_NE(d.where.describe().find("m\\x1b[2Jx.txt"), std::string::npos) << d.where.describe();
+  }
+  EXPECT_NE(loaded.diagnostics[0].message.find("junk \\x1b]0;owned\\x07 line"), std::string::npos);
+  EXPECT_EQ(loaded.diagnostics[1].message, "'Operator:' line with an invalid operator name: aten.\\x1b[31mrelu.default");
+  EXPECT_NE(loaded.diagnostics[2].message.find("before any valid 'Operator:' line"), std::string::npos);
+  ASSERT_EQ(loaded.records.size(), 2u);
+  EXPECT_TRUE(clean(loaded.records[1].error)) << loaded.records[1].error;
+  EXPECT_NE(loaded.records[1].error.find("bad count '\\x1b[1m2'"), std::string::npos) << loaded.records[1].error;
 }
 
 TEST(TraceFiles, SourceLocationDescribe) {

@@ -67,8 +67,8 @@ TEST_F(CliRun, DefaultLogDirIsTimestampedAndDisableOutputLogsWritesNothing) {
 }
 
 // A trace with good inputs, malformed lines and an unknown operator: every
-// test is accounted for, the bad ones fail with file:line or the operator's
-// name, and the good ones still pass.
+// input is accounted for, the malformed ones fail with file:line, the unknown
+// operator's are excluded as not operators of this torch, and the good ones still pass.
 TEST_F(CliRun, TraceWithMalformedLinesAndUnknownOperatorLosesNothing) {
   write("model_a.txt",
         "Operator: aten.add.Tensor\n"
@@ -88,7 +88,7 @@ TEST_F(CliRun, TraceWithMalformedLinesAndUnknownOperatorLosesNothing) {
   const auto full = read_json(dir_ / "out" / "full_results.json");
   const auto failed = read_json(dir_ / "out" / "failed_tests.json");
   size_t add_ok = 0, relu_ok = 0;
-  bool malformed_4 = false, bad_count_7 = false, unknown = false;
+  bool malformed_4 = false, bad_count_7 = false;
   for (const auto& r : full) {
     if (r["test_type"] != "correctness") continue;
     const std::string op = r["op_name"], type = r["error_type"], msg = r["error_msg"];
@@ -98,16 +98,18 @@ TEST_F(CliRun, TraceWithMalformedLinesAndUnknownOperatorLosesNothing) {
     }
     malformed_4 |= type == "MalformedInput" && msg.find("model_a.txt:4") != std::string::npos;
     bad_count_7 |= type == "MalformedInput" && msg.find("model_a.txt:7") != std::string::npos;
-    unknown |= type == "UnknownOperator" && msg.find("definitely_not_an_op") != std::string::npos;
   }
   EXPECT_EQ(add_ok, 2u);
   EXPECT_EQ(relu_ok, 1u);
   EXPECT_TRUE(malformed_4) << full.dump(2);
   EXPECT_TRUE(bad_count_7) << full.dump(2);
-  EXPECT_TRUE(unknown) << full.dump(2);
-  // 3 ops x (correctness + performance) failures: 3 failed correctness tests, 3 failed performance tests.
-  EXPECT_EQ(failed.size(), 6u) << failed.dump(2);
-  // add and relu each have a malformed line; the unknown operator fails: no operator is all-correct.
+  const auto excluded = read_json(dir_ / "out" / "excluded_tests.json");
+  ASSERT_EQ(excluded.size(), 1u) << excluded.dump(2);
+  EXPECT_EQ(excluded[0]["op_name"], "definitely_not_an_op.default");
+  EXPECT_EQ(excluded[0]["reason"].get<std::string>().rfind("not an operator of torch ", 0), 0u) << excluded.dump(2);
+  // 2 malformed inputs x (correctness + performance): 2 failed correctness tests, 2 failed performance tests.
+  EXPECT_EQ(failed.size(), 4u) << failed.dump(2);
+  // add and relu each have a malformed line: no operator is all-correct.
   EXPECT_NE(o.out.find("correctness score (mean pass rate over all operators): 0.00"), std::string::npos) << o.out;
 }
 

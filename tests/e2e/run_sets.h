@@ -38,7 +38,7 @@ inline std::set<ExcludedInput> excluded_inputs(const std::filesystem::path& run_
 }
 
 // A trace with several operators and inputs, a malformed line, an unknown
-// operator and a synthetic (excluded) input: every kind of test is split.
+// operator and a synthetic input (both excluded): every kind of test is split.
 constexpr const char* kShardTrace =
     "Operator: aten.add.Tensor\n"
     "cnt: 3, ((T([4, 8], f32), T([4, 8], f32)), {})\n"

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "spec/parse.h"
 #include "spec/serialize.h"
@@ -28,6 +29,7 @@ void check(std::string_view text, const ParseResult<T>& result, ParseResult<T> (
     (void)e->describe(text);
     return;
   }
+  if constexpr (std::is_same_v<T, Arguments>) (void)total_tensor_bytes(std::get<T>(result));  // size arithmetic, under UBSan
   const std::string canonical = serialize(std::get<T>(result));
   const ParseResult<T> again = parse(canonical);
   if (!std::holds_alternative<T>(again)) die("serialized form does not parse", canonical);

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -163,6 +164,18 @@ TEST(TestSeed, SensitiveToEveryPart) {
   EXPECT_NE(base, test_seed("aten.abs.default", "((T([2], f32),), {})", 0));
   EXPECT_NE(base, test_seed("aten.relu.default", "((T([2], f32),), {})", 1));
   EXPECT_NE(test_seed("ab", "c", 0), test_seed("a", "bc", 0));
+}
+
+// A spec built in code (the parser refuses these) is refused before any size arithmetic.
+TEST(Materialize, ImpossibleSizeIsRefusedWithoutOverflow) {
+  TensorFactory tensors(kCpu, 1);
+  const spec::TensorSpec huge{.shape = {4611686018427387904, 8}, .dtype = spec::Dtype::f32, .stride = std::nullopt};
+  try {
+    tensors.make(huge);
+    ADD_FAILURE() << "an impossible tensor was made";
+  } catch (const std::length_error& e) {
+    EXPECT_NE(std::string(e.what()).find("impossible tensor size"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

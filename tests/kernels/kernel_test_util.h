@@ -72,6 +72,8 @@ inline std::map<std::string, std::vector<const report::CorrectnessResult*>> by_o
   for (const auto& r : results.correctness) by_op[r.op_name].push_back(&r);
   return by_op;
 }
+// The index points into `results`: a temporary would leave it dangling.
+void by_operator(report::RunResults&&) = delete;
 
 // Runs `s` on `backend` with a few quick timing samples.
 inline report::RunResults run_quickly(const suite::Suite& s, backends::Backend& backend) {

@@ -32,14 +32,14 @@ TEST_F(PregeneratedLayout, AttemptsAreTriedFromTheHighestNumberAfterTheRecordedO
   }
   EXPECT_EQ(names(kernel_candidates(dir_ / "relu", "relu")),
             (std::vector<std::string>{"relu_attempt_10.cu", "relu_attempt_3.cpp", "relu_attempt_3.cu",
-                                      "relu_attempt_1.cpp", "relu.cpp"}));
+                                      "relu_attempt_2.py", "relu_attempt_1.cpp", "relu.cpp"}));
   EXPECT_FALSE(recorded_attempt(dir_ / "relu"));
 
   write(dir_ / "relu" / "metadata.txt", "op: relu\nattempts: 10\nSuccessful attempt: 1\nstatus: success\n");
   EXPECT_EQ(recorded_attempt(dir_ / "relu"), 1);
   EXPECT_EQ(names(kernel_candidates(dir_ / "relu", "relu")),
             (std::vector<std::string>{"relu_attempt_1.cpp", "relu_attempt_10.cu", "relu_attempt_3.cpp",
-                                      "relu_attempt_3.cu", "relu.cpp"}));
+                                      "relu_attempt_3.cu", "relu_attempt_2.py", "relu.cpp"}));
   write(dir_ / "relu" / "metadata.txt", "successful_attempt: none\n");
   EXPECT_FALSE(recorded_attempt(dir_ / "relu"));
   EXPECT_TRUE(kernel_candidates(dir_ / "missing", "missing").empty());

@@ -49,14 +49,6 @@ TEST(Resolve, SchemaHasTheOperatorsArguments) {
   EXPECT_TRUE(args[2].kwarg_only());
 }
 
-TEST(Resolve, TraceOnlySumSymIntBecomesDimIntList) {
-  const OperatorName name = parse_operator_name("aten.sum.SymInt");
-  EXPECT_EQ(name.overload, "dim_IntList");
-  EXPECT_EQ(name.dotted(), "aten.sum.dim_IntList");
-  EXPECT_EQ(schema_of("aten.sum.SymInt"), "aten::sum.dim_IntList");
-  EXPECT_EQ(schema_of("sum.SymInt"), "aten::sum.dim_IntList");
-}
-
 TEST(OperatorNameTest, ParsesParts) {
   const OperatorName add = parse_operator_name("aten.add.Tensor");
   EXPECT_EQ(add.ns, "aten");

@@ -384,3 +384,24 @@ TEST_F(RunFolderTest, GraphTimesOnlyInRunsWithCudaGraphs) {
 
 }  // namespace
 }  // namespace backendbench::report
+
+namespace backendbench::report {
+namespace {
+
+TEST_F(RunFolderTest, SummaryCountsTheInputsFoundRunAndLeftOutPerOperator) {
+  RunResults r;
+  r.operators = {"add.Tensor"};
+  r.correctness = {{.op_name = "add.Tensor", .args = "a", .is_correct = true},
+                   {.op_name = "add.Tensor", .args = "b", .is_correct = true}};
+  r.excluded = {{"add.Tensor", "c", "dispatches to 2 ATen operator calls"},
+                {"OpInfo.gelu", "d", "dispatches to 3 ATen operator calls"},
+                {"OpInfo.gelu", "e", "dispatches to 3 ATen operator calls"}};
+  write_run_folder(root_, r, sample_info(), 1.0);
+  const std::string md = read(root_ / "OVERALL_SUMMARY.md");
+  EXPECT_NE(md.find("## Inputs per Operator"), std::string::npos) << md;
+  EXPECT_NE(md.find("| add.Tensor | 3 | 2 | 1 | 1x dispatches to 2 ATen operator calls |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| OpInfo.gelu | 2 | 0 | 2 | 2x dispatches to 3 ATen operator calls |"), std::string::npos) << md;
+}
+
+}  // namespace
+}  // namespace backendbench::report

@@ -52,7 +52,15 @@ TEST(BackendRegistry, MakesKernelBackendsAndRefusesMissingFolders) {
 TEST(SuiteRegistry, LoadsSmokeWithItsFilters) {
   const c10::Device cpu(c10::kCPU);
   EXPECT_EQ(load_suite({.kind = suite::SuiteKind::smoke}, cpu).operators.size(), 1u);
-  EXPECT_TRUE(load_suite({.kind = suite::SuiteKind::smoke, .op_filters = {"add"}}, cpu).operators.empty());
+  EXPECT_EQ(load_suite({.kind = suite::SuiteKind::smoke, .op_filters = {"add", "rel"}}, cpu).operators.size(), 1u);
+  // A filter that matches nothing is refused, naming the filter and the near operator names.
+  try {
+    load_suite({.kind = suite::SuiteKind::smoke, .op_filters = {"reul"}}, cpu);
+    ADD_FAILURE() << "--ops reul accepted";
+  } catch (const RequestError& e) {
+    EXPECT_TRUE(contains(e.what(), "--ops matches no operator of the smoke suite: 'reul' (did you mean relu?)"))
+        << e.what();
+  }
 }
 
 TEST(Devices, RefusesDevicesThatCannotBeUsedHere) {

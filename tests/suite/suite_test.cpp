@@ -69,34 +69,6 @@ TEST(SmokeSuite, CorrectnessPassesOnAten) {
   for (const auto& r : results.correctness) EXPECT_TRUE(r.is_correct) << r.args << ": " << r.error_msg;
 }
 
-Suite two_ops() {
-  Suite s;
-  s.operators = {{.op_name = "aten.add.Tensor", .correctness = {}, .performance = {}},
-                 {.op_name = "aten.addmm.default", .correctness = {}, .performance = {}},
-                 {.op_name = "aten.relu.default", .correctness = {}, .performance = {}}};
-  return s;
-}
-
-TEST(FilterOperators, SubstringOfAnyFilter) {
-  Suite s = two_ops();
-  filter_operators(s, {"add"});
-  EXPECT_EQ(op_names(s), (std::vector<std::string>{"aten.add.Tensor", "aten.addmm.default"}));
-
-  s = two_ops();
-  filter_operators(s, {"relu", "addmm"});
-  EXPECT_EQ(op_names(s), (std::vector<std::string>{"aten.addmm.default", "aten.relu.default"}));
-
-  s = two_ops();
-  filter_operators(s, {"nothing"});
-  EXPECT_TRUE(s.operators.empty());
-}
-
-TEST(FilterOperators, EmptyKeepsAll) {
-  Suite s = two_ops();
-  filter_operators(s, {});
-  EXPECT_EQ(s.operators.size(), 3u);
-}
-
 constexpr std::string_view kTrace =
     "Operator: aten.add.Tensor\n"
     "cnt: 3, ((T([2, 3], f32), T([2, 3], f32)), {})\n"

@@ -1,0 +1,25 @@
+// An error raised inside a kernel written in another language (a Python
+// exception), carried through C++ with that language's type name and
+// traceback, so that the test's failure reports them (error_type "ValueError",
+// the Python traceback) rather than a C++ exception type.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace backendbench::backends {
+
+class KernelError : public std::runtime_error {
+ public:
+  KernelError(std::string type, const std::string& message, std::string traceback)
+      : std::runtime_error(message), type_(std::move(type)), traceback_(std::move(traceback)) {}
+  const std::string& type() const { return type_; }            // "ZeroDivisionError"
+  const std::string& traceback() const { return traceback_; }  // as Python prints it
+
+ private:
+  std::string type_;
+  std::string traceback_;
+};
+
+}  // namespace backendbench::backends

@@ -1,0 +1,103 @@
+"""Python side of the backendbench Python plugin (libbackendbench_python.so).
+
+Embedded into the plugin at build time and run as the module
+`_backendbench_kernel_support`: importing kernel files, telling Triton kernels
+from plain-PyTorch ones, formatting exceptions and reading FlagGems' operator
+table. Kept free of backendbench imports: it runs inside the engine's workers.
+"""
+
+import importlib.util
+import sys
+import traceback
+
+_modules = {}  # kernel file -> its module, or the exception its import raised
+
+
+def load_module(path, name):
+    """The module of kernel file `path`, imported once per process."""
+    if path not in _modules:
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"{path} cannot be imported as a Python module")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # as a normal import: dataclasses, pickling and inspect find it
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[name]
+            raise
+        _modules[path] = module
+    return _modules[path]
+
+
+def uses_triton(namespace):
+    """True when `namespace` (a module's or function's globals) holds a Triton
+    kernel: a @triton.jit function, autotuned or not."""
+    triton = sys.modules.get("triton")
+    if triton is None:
+        return False
+    kinds = tuple(
+        kind
+        for kind in (
+            getattr(getattr(triton, "runtime", None), "KernelInterface", None),
+            getattr(triton, "JITFunction", None),
+        )
+        if isinstance(kind, type)
+    )
+    return bool(kinds) and any(isinstance(value, kinds) for value in list(namespace.values()))
+
+
+def describe_exception(kind, value, trace):
+    """(type name, message, traceback text) of an exception."""
+    message = str(value)
+    text = "".join(traceback.format_exception(kind, value, trace))
+    return kind.__name__, message, text
+
+
+class Unavailable(Exception):
+    """FlagGems cannot be used here; the message says why."""
+
+
+def flag_gems_operators():
+    """(version, {"add.Tensor": function, ...}) from FlagGems' registration
+    table, the one flag_gems.enable() registers; FlagGems is imported but never
+    enabled, and an import that replaced an ATen kernel is refused, so that the
+    reference stays ATen's."""
+    import importlib.util as util
+
+    import torch
+
+    if util.find_spec("triton") is None:
+        raise Unavailable("Triton is not installed (FlagGems' operators are Triton kernels; pip install triton)")
+    if util.find_spec("flag_gems") is None:
+        raise Unavailable("FlagGems is not installed (pip install flag-gems)")
+    if not torch.cuda.is_available():
+        raise Unavailable("no CUDA GPU (FlagGems' Triton kernels run on GPUs; this torch sees none)")
+    aten = [name for name in torch._C._dispatch_get_all_op_names() if name.startswith("aten::")]
+    before = {name: torch._C._dispatch_dump(name) for name in aten}
+    try:
+        import flag_gems
+    except Exception as error:
+        raise Unavailable(f"import flag_gems failed: {type(error).__name__}: {error}") from error
+    replaced = [name for name in aten if torch._C._dispatch_dump(name) != before[name]]
+    if replaced:
+        raise Unavailable(
+            "importing flag_gems replaced ATen's kernels of "
+            + ", ".join(replaced[:5])
+            + (" ..." if len(replaced) > 5 else "")
+            + ", so ATen could not be the reference"
+        )
+    table = getattr(flag_gems, "_FULL_CONFIG", None)
+    if table is None:
+        raise Unavailable(
+            f"flag_gems {getattr(flag_gems, '__version__', '?')} has no operator table (_FULL_CONFIG); "
+            "FlagGems 3 or later has one"
+        )
+    operators = {}
+    for entry in table:
+        name, function = entry[0], entry[1]
+        condition = entry[2] if len(entry) > 2 else None
+        if condition is not None and not condition():
+            continue
+        operators.setdefault(name if "." in name else name + ".default", function)
+    return getattr(flag_gems, "__version__", "?"), operators

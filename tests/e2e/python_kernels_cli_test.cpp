@@ -1,0 +1,117 @@
+// End to end, the real binary with Python kernels: plain-PyTorch .py kernels in
+// the directory and pregenerated layouts pass smoke and torchbench inputs, in
+// worker processes and in this process; a failing kernel fails its operator
+// with the Python traceback in full_results.json; kernel output never reaches
+// the run's stdout; the binary does not link libpython; and `--backend
+// flag_gems` says why it is not available.
+#include "cli_harness.h"
+
+namespace backendbench::e2e {
+namespace {
+
+namespace fs = std::filesystem;
+using CliPython = CliTest;
+
+const fs::path kPythonExamples = fs::path(BACKENDBENCH_SOURCE_DIR) / "examples" / "kernels_python";
+const std::string kAllCorrect = "correctness score (mean pass rate over all operators): 1.00";
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TEST_F(CliPython, TheBinaryDoesNotLinkLibpython) {
+  const Outcome o = run_under("ldd", "");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_TRUE(has(o.out, "libtorch")) << o.out;
+  EXPECT_FALSE(has(o.out, "libpython")) << o.out;
+}
+
+TEST_F(CliPython, SmokePassesInWorkersAndInThisProcess) {
+  for (const std::string workers : {"", " --num-workers 0"}) {
+    const Outcome o = run("--suite smoke --backend directory --ops-directory '" + kPythonExamples.string() +
+                          "' --device cpu --disable-output-logs" + workers);
+    ASSERT_EQ(o.exit_code, 0) << workers << "\n" << o.err;
+    EXPECT_TRUE(has(o.out, kAllCorrect)) << workers << "\n" << o.out << o.err;
+    EXPECT_TRUE(has(o.err, "relu_implementation_1.py")) << o.err;
+  }
+}
+
+// The shipped torchbench inputs of relu and add (and the in-place and out=
+// overloads derived from them), in the directory and the pregenerated layouts.
+TEST_F(CliPython, TorchbenchInputsPassInBothLayouts) {
+  write("run/relu/relu_attempt_1.py", read_file(kPythonExamples / "relu" / "relu_implementation_1.py"));
+  write("run/add__Tensor/add__Tensor.py", read_file(kPythonExamples / "add__Tensor" / "add__Tensor_implementation_1.py"));
+  for (const std::string& backend : {"directory --ops-directory '" + kPythonExamples.string() + "'",
+                                    std::string("pregenerated --kernels-dir run")}) {
+    const Outcome o = run("--suite torchbench --ops relu,add.Tensor,add_.Tensor --topn-inputs 2 --device cpu "
+                          "--log-dir out --backend " + backend);
+    ASSERT_EQ(o.exit_code, 0) << backend << "\n" << o.err;
+    EXPECT_TRUE(has(o.out, kAllCorrect)) << backend << "\n" << o.out << o.err;
+    size_t correct = 0;
+    for (const auto& r : read_json(dir_ / "out" / "full_results.json")) {
+      if (r["test_type"] == "correctness") correct += r["is_correct"].get<bool>();
+    }
+    EXPECT_GE(correct, 6u) << backend;  // relu, relu_, add.Tensor, add_.Tensor: 2 inputs each, or fewer where fewer exist
+    fs::remove_all(dir_ / "out");
+  }
+}
+
+TEST_F(CliPython, AFailingKernelFailsItsOperatorWithThePythonTraceback) {
+  write("k/relu/relu_implementation_1.py", read_file(kPythonExamples / "relu" / "relu_implementation_1.py"));
+  write("k/neg/neg_implementation_1.py", "def neg_kernel_impl(x):\n    raise ValueError('neg is not written yet')\n");
+  const Outcome o = run("--suite torchbench --ops relu.default,neg --topn-inputs 1 --device cpu --log-dir out "
+                        "--backend directory --ops-directory k");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  bool neg_failed = false, relu_passed = false;
+  for (const auto& r : read_json(dir_ / "out" / "full_results.json")) {
+    if (r["test_type"] != "correctness") continue;
+    if (r["op_name"] == "neg.default") {
+      neg_failed = true;
+      EXPECT_FALSE(r["is_correct"].get<bool>());
+      EXPECT_EQ(r["error_type"], "ValueError");
+      EXPECT_EQ(r["error_msg"], "neg is not written yet");
+      EXPECT_TRUE(has(r["traceback"].get<std::string>(), "neg_implementation_1.py\", line 2, in neg_kernel_impl"))
+          << r["traceback"];
+    } else if (r["op_name"] == "relu.default") {
+      relu_passed = r["is_correct"].get<bool>();
+    }
+  }
+  EXPECT_TRUE(neg_failed);
+  EXPECT_TRUE(relu_passed);
+}
+
+// What a kernel prints goes to stderr: the run's stdout holds its own lines
+// (in this process), and the workers' socket protocol is untouched.
+TEST_F(CliPython, KernelOutputGoesToStderr) {
+  write("k/relu/relu_implementation_1.py",
+        "import sys, torch\n\ndef relu_kernel_impl(x):\n    print('KERNEL-SAYS-HELLO')\n"
+        "    sys.stdout.write('KERNEL-WRITES\\n')\n    return torch.clamp_min(x, 0)\n");
+  for (const std::string workers : {"", " --num-workers 0"}) {
+    const Outcome o = run("--suite smoke --backend directory --ops-directory k --device cpu --disable-output-logs" + workers);
+    ASSERT_EQ(o.exit_code, 0) << workers << "\n" << o.err;
+    EXPECT_TRUE(has(o.out, kAllCorrect)) << workers << "\n" << o.out;
+    EXPECT_FALSE(has(o.out, "KERNEL-")) << workers << "\n" << o.out;
+    EXPECT_TRUE(has(o.err, "KERNEL-SAYS-HELLO")) << workers;
+  }
+}
+
+// Without Triton, FlagGems or a GPU: a usage error naming what is missing.
+// Triton and FlagGems are stood in for by empty packages to reach each reason.
+TEST_F(CliPython, FlagGemsSaysWhyItIsNotAvailable) {
+  write("no_flag_gems/triton/__init__.py", "");
+  write("all/triton/__init__.py", "");
+  write("all/flag_gems/__init__.py", "");
+  const Outcome without_flag_gems = run_under("PYTHONPATH=no_flag_gems", "--backend flag_gems --device cpu");
+  EXPECT_EQ(without_flag_gems.exit_code, 2);
+  EXPECT_TRUE(has(without_flag_gems.err, "--backend flag_gems is not available: FlagGems is not installed "
+                                         "(pip install flag-gems)"))
+      << without_flag_gems.err;
+  const Outcome both = run_under("PYTHONPATH=all", "--backend flag_gems --device cpu");
+  EXPECT_EQ(both.exit_code, 2);
+  // No GPU here; where there is one, the stand-in has no operator table.
+  EXPECT_TRUE(has(both.err, "is not available: no CUDA GPU") || has(both.err, "has no operator table")) << both.err;
+  const Outcome plain = run("--backend flag_gems --device cpu");
+  EXPECT_EQ(plain.exit_code, 2);
+  EXPECT_TRUE(has(plain.err, "--backend flag_gems is not available: ")) << plain.err;
+}
+
+}  // namespace
+}  // namespace backendbench::e2e
