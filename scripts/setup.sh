@@ -47,6 +47,9 @@ command -v mpirun >/dev/null || missing+=(openmpi-bin)
 command -v cmake >/dev/null || missing+=(cmake)
 command -v ninja >/dev/null || missing+=(ninja-build)
 command -v g++ >/dev/null || missing+=(g++)
+# The HTML reports' browser tests: Chromium renders them, zlib reads the screenshots.
+command -v chromium >/dev/null || missing+=(chromium)
+have_file /usr/include/zlib.h || missing+=(zlib1g-dev)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
   as_root apt-get update -qq

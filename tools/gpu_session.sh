@@ -36,6 +36,9 @@
 #   flaggems  --backend flag_gems: smoke -> flag_gems_smoke/, then torchbench -> flag_gems_torchbench/
 #             ($FLAG_GEMS_TOPN inputs per operator, default 3; empty for all of them). Installs the
 #             wheels carried in .whl/ (flag-gems and what it needs) when flag_gems does not import
+#   report    the torchbench suite on examples/kernels_cuda (their operators) -> report_run/ (report.html),
+#             then its roofline summary from `backendbench report` -> roofline.txt: every timed input with
+#             bytes has a share of the peak bandwidth, and none is above 100% ("0 impossible")
 # Everything lands in one archive, $RESULTS (default ./gpu_results.tgz). Artifacts are written to
 # $SESSION_DIR (default: a fresh temporary folder); give several invocations the same SESSION_DIR
 # (e.g. build/session) so that ncu and dobench find the bench_timing.json of an earlier bench.
@@ -106,6 +109,13 @@ for step in "$@"; do
                --ops aten.relu.default,aten.add.Tensor,aten.mul.Tensor,aten._softmax.default,aten.native_layer_norm.default \
                --log-dir "$OUT/kernels_run" 2>"$OUT/kernels_stderr.txt" | tee "$OUT/kernels.txt"
       grep -E "failed|error" "$OUT/kernels_stderr.txt" | head -20; cat "$OUT/kernels_run/operator_summary.csv" ;;
+    report) build/backendbench --suite torchbench --backend directory --ops-directory examples/kernels_cuda \
+              --ops aten.relu.default,aten.add.Tensor,aten.mul.Tensor,aten._softmax.default,aten.native_layer_norm.default \
+              --log-dir "$OUT/report_run" 2>"$OUT/report_stderr.txt" | tail -3
+      build/backendbench report "$OUT/report_run" | tee "$OUT/roofline.txt"
+      grep -A8 '"device_peaks"' "$OUT/report_run/run_info.json"
+      if grep -qE ', 0 impossible' "$OUT/roofline.txt"; then echo "roofline check: no share above 100%"
+      else echo "roofline check FAILED: a timing above the peak bandwidth (see roofline.txt)"; fi ;;
     scaling) for devices in 0 0,1; do  # references timed afresh in both runs: no baseline cache
         start=$(date +%s%N)
         build/backendbench --suite torchbench --devices "$devices" --no-baseline-cache --log-dir "$OUT/scaling_$devices" \

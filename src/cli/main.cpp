@@ -4,9 +4,11 @@
 #include <string_view>
 
 #include "cli/bench_timing_command.h"
+#include "cli/compare_command.h"
 #include "cli/dataset_command.h"
 #include "cli/merge_command.h"
 #include "cli/options.h"
+#include "cli/report_command.h"
 #include "cli/run_command.h"
 #include "cli/setup_dirs_command.h"
 #include "cli/trace_command.h"
@@ -37,6 +39,10 @@ int main(int argc, char** argv) {
         return merge_command(command.merge, command.command_line);
       case Command::Kind::setup_dirs:
         return setup_dirs_command(command.setup_dirs);
+      case Command::Kind::compare:
+        return compare_command(command.compare);
+      case Command::Kind::report:
+        return report_command(command.report);
     }
   } catch (const UsageError& e) {
     std::cerr << "backendbench: error: " << e.message << "\nRun 'backendbench --help' for the options.\n";

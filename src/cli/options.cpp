@@ -235,6 +235,30 @@ void add_setup_dirs_options(CLI::App& cmd, SetupDirsOptions& o) {
   add_log_level(cmd, o.log_level);
 }
 
+void add_compare_options(CLI::App& cmd, CompareOptions& o) {
+  cmd.add_option("run_a", o.run_a, "Run folder A (the baseline): ours or BackendBench's")->required();
+  cmd.add_option("run_b", o.run_b, "Run folder B, compared with A")->required();
+  cmd.add_option("--out", o.out, "Folder for compare.html and compare.json (default: compare_<A>_vs_<B>)");
+  cmd.add_option("--min-change", o.min_change,
+                 "With confidence intervals: smallest relative change of an input's speedup that is called a "
+                 "regression or improvement (the intervals must not overlap as well)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd.add_option("--fallback-change", o.fallback_change,
+                 "Without intervals on both sides (BackendBench's folders, few samples): the relative change needed")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd.add_option("--p", o.p, "Speedup threshold of the perf@p scores")->transform(kFinite)->capture_default_str();
+  cmd.add_flag("--fail-on-regression", o.fail_on_regression,
+               "Exit with 1 when B has a new failure or a significant regression (for CI)");
+  add_log_level(cmd, o.log_level);
+}
+
+void add_report_options(CLI::App& cmd, ReportOptions& o) {
+  cmd.add_option("path", o.path, "A run folder (writes its report.html) or a model runner's results.jsonl")->required();
+  cmd.add_option("--out", o.out, "The HTML file to write (default: PATH/report.html, or results.html beside the .jsonl)");
+  cmd.add_option("--p", o.p, "Speedup threshold of the perf@p score (run folders)")->transform(kFinite)->capture_default_str();
+  add_log_level(cmd, o.log_level);
+}
+
 void validate_device(const std::string& device) {
   if (!device.empty() && device != "cpu" && device != "cuda" && device.rfind("cuda:", 0) != 0) {
     throw UsageError{"--device: must be cuda, cuda:N or cpu, got '" + device + "'"};
@@ -309,7 +333,7 @@ Command parse_command_line(int argc, const char* const* argv) {
 
   if (const char* env = std::getenv("LOG_LEVEL"); env && log::level_from_name(env)) {
     command.run.log_level = command.dataset.log_level = command.trace.log_level = command.merge.log_level =
-        command.setup_dirs.log_level = env;
+        command.setup_dirs.log_level = command.compare.log_level = command.report.log_level = env;
   }
 
   CLI::App app{"backendbench: correctness and performance of PyTorch operator backends"};
@@ -330,23 +354,29 @@ Command parse_command_line(int argc, const char* const* argv) {
   CLI::App* setup_dirs = app.add_subcommand(
       "setup-dirs", "Create one folder per operator of a suite, with a README and a stub kernel, for --backend directory");
   add_setup_dirs_options(*setup_dirs, command.setup_dirs);
+  CLI::App* compare = app.add_subcommand("compare", "Compare run B with run A: per-input speedup changes, new and fixed "
+                                                    "failures, significant regressions -> compare.html, compare.json");
+  add_compare_options(*compare, command.compare);
+  CLI::App* report = app.add_subcommand("report", "Write report.html of a run folder, or the page of a model runner's results.jsonl");
+  add_report_options(*report, command.report);
 
   const bool wants_top_help = !args.empty() && (args[0] == "--help" || args[0] == "-h");
   if (wants_top_help) {
     command.kind = Command::Kind::help;
     command.help_text = app.help() + "\n" + run->help() + "\n" + dataset->help() + "\n" + trace->help() + "\n" + bench->help() +
-                         "\n" + merge->help() + "\n" + setup_dirs->help();
+                         "\n" + merge->help() + "\n" + setup_dirs->help() + "\n" + compare->help() + "\n" + report->help();
     return command;
   }
   const bool named = !args.empty() && (args[0] == "run" || args[0] == "generate" || args[0] == "dataset" || args[0] == "trace" ||
-                                       args[0] == "bench-timing" || args[0] == "merge" || args[0] == "setup-dirs");
+                                       args[0] == "bench-timing" || args[0] == "merge" || args[0] == "setup-dirs" ||
+                                       args[0] == "compare" || args[0] == "report");
   if (!named) args.insert(args.begin(), "run");
   std::reverse(args.begin(), args.end());  // CLI11 takes the vector back to front
   try {
     app.parse(args);
   } catch (const CLI::CallForHelp&) {
     command.kind = Command::Kind::help;
-    for (CLI::App* sub : {generate, dataset, trace, bench, merge, setup_dirs, run}) {
+    for (CLI::App* sub : {generate, dataset, trace, bench, merge, setup_dirs, compare, report, run}) {
       if (sub->parsed() || sub == run) {
         command.help_text = sub->help();
         break;
@@ -377,6 +407,14 @@ Command parse_command_line(int argc, const char* const* argv) {
   }
   if (merge->parsed()) {
     command.kind = Command::Kind::merge;
+    return command;
+  }
+  if (compare->parsed()) {
+    command.kind = Command::Kind::compare;
+    return command;
+  }
+  if (report->parsed()) {
+    command.kind = Command::Kind::report;
     return command;
   }
   if (trace->parsed()) {

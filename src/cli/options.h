@@ -111,8 +111,29 @@ struct SetupDirsOptions {
   std::string log_level = "INFO";
 };
 
+// `backendbench compare`: run B against run A, input by input (report/compare.h).
+struct CompareOptions {
+  std::string run_a, run_b;  // run folders (ours or BackendBench's)
+  std::string out;           // folder for compare.html and compare.json (default: compare_<A>_vs_<B>)
+  double min_change = 0.03;
+  double fallback_change = 0.10;
+  double p = 1.0;
+  bool fail_on_regression = false;
+  std::string log_level = "INFO";
+};
+
+// `backendbench report`: report.html of a run folder, or the page of a model runner's results.jsonl.
+struct ReportOptions {
+  std::string path;  // a run folder or a results.jsonl
+  std::string out;   // default: PATH/report.html, or results.html beside the .jsonl
+  double p = 1.0;
+  std::string log_level = "INFO";
+};
+
 struct Command {
-  enum class Kind { run, generate, dataset, trace, bench_timing, merge, setup_dirs, help } kind = Kind::run;
+  enum class Kind { run, generate, dataset, trace, bench_timing, merge, setup_dirs, compare, report, help } kind = Kind::run;
+  CompareOptions compare;
+  ReportOptions report;
   SetupDirsOptions setup_dirs;
   BenchTimingOptions bench_timing;
   RunOptions run;

@@ -2,7 +2,9 @@
 // that each format reads on its own. Internal to report/.
 #pragma once
 
+#include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -34,6 +36,9 @@ std::vector<ExcludedTest> read_excluded_array(const nlohmann::json& array);
 Json run_info_object(const RunResults& results, const RunInfo& info);
 // Fills info and results.operators / results.derived.
 void read_run_info_object(const nlohmann::json& object, RunResults& results, RunInfo& info);
+
+// Writes `content` to `path` as it is (binary). Throws std::runtime_error naming the file.
+void write_file(const std::filesystem::path& path, std::string_view content);
 
 // As Python's json.dump(indent=2) with ensure_ascii; text with invalid UTF-8
 // (from native exceptions) gets U+FFFD instead of failing the whole report.

@@ -71,6 +71,15 @@ Json to_json(const PerformanceResult& r) {
   j["relative_runtime_to_kernel_launch"] = number_or_null(r.relative_runtime_to_kernel_launch);
   j["is_overhead_dominated_op"] =
       r.is_overhead_dominated_op ? Json(*r.is_overhead_dominated_op) : Json(nullptr);
+  const auto& roof = r.roofline;
+  j["bytes_moved"] = number_or_null(roof.bytes_moved);
+  j["flops"] = number_or_null(roof.flops);
+  j["achieved_bandwidth_gbps"] = number_or_null(roof.achieved_bandwidth_gbps);
+  j["achieved_tflops"] = number_or_null(roof.achieved_tflops);
+  j["roofline_bandwidth_pct"] = number_or_null(roof.roofline_bandwidth_pct);
+  j["roofline_compute_pct"] = number_or_null(roof.roofline_compute_pct);
+  j["compute_peak"] = roof.compute_peak.empty() ? Json(nullptr) : Json(roof.compute_peak);
+  j["impossible_speedup"] = roof.impossible_speedup ? Json(*roof.impossible_speedup) : Json(nullptr);
   if (r.graph) {  // runs with --cuda-graphs only, so other runs keep BackendBench's keys plus ours above
     j["reference_graph_time_ms"] = number_or_null(r.graph->reference_graph_time_ms);
     j["benchmark_graph_time_ms"] = number_or_null(r.graph->benchmark_graph_time_ms);
@@ -119,6 +128,14 @@ PerformanceResult performance_from_json(const Json& j) {
           .timing_mode = value_or<std::string>(j, "timing_mode", ""),
           .relative_runtime_to_kernel_launch = optional_field<double>(j, "relative_runtime_to_kernel_launch"),
           .is_overhead_dominated_op = optional_field<bool>(j, "is_overhead_dominated_op")};
+  r.roofline = {.bytes_moved = optional_field<double>(j, "bytes_moved"),
+                .flops = optional_field<double>(j, "flops"),
+                .achieved_bandwidth_gbps = optional_field<double>(j, "achieved_bandwidth_gbps"),
+                .achieved_tflops = optional_field<double>(j, "achieved_tflops"),
+                .roofline_bandwidth_pct = optional_field<double>(j, "roofline_bandwidth_pct"),
+                .roofline_compute_pct = optional_field<double>(j, "roofline_compute_pct"),
+                .compute_peak = value_or<std::string>(j, "compute_peak", ""),
+                .impossible_speedup = optional_field<bool>(j, "impossible_speedup")};
   if (j.contains("calls_per_graph")) {
     r.graph = GraphTimes{.reference_graph_time_ms = optional_field<double>(j, "reference_graph_time_ms"),
                          .benchmark_graph_time_ms = optional_field<double>(j, "benchmark_graph_time_ms"),

@@ -48,6 +48,24 @@ struct GraphTimes {
   bool operator==(const GraphTimes&) const = default;
 };
 
+// The operator's work on one input and the candidate's achieved rates, for
+// a roofline reading (absent fields: unknown). `bytes_moved` is the least
+// memory traffic any kernel needs (each input read once, each output written
+// once; see roofline/workload.h), `flops` the arithmetic of the formula
+// table. The shares of the device's peaks (run_info's "device_peaks") are
+// absent where no peak is known (the CPU).
+struct Roofline {
+  std::optional<double> bytes_moved;
+  std::optional<double> flops;
+  std::optional<double> achieved_bandwidth_gbps;  // bytes_moved / benchmark time
+  std::optional<double> achieved_tflops;          // flops / benchmark time
+  std::optional<double> roofline_bandwidth_pct;   // achieved over peak bandwidth, in percent
+  std::optional<double> roofline_compute_pct;     // achieved over the peak FLOP/s of `compute_peak`
+  std::string compute_peak;                       // which peak applies: "float16_matrix", "float32", ...
+  std::optional<bool> impossible_speedup;         // the timing needs more than the peak bandwidth
+  bool operator==(const Roofline&) const = default;
+};
+
 struct PerformanceResult {
   std::string op_name;
   std::string args;
@@ -66,6 +84,7 @@ struct PerformanceResult {
   std::optional<bool> is_overhead_dominated_op;            // relative_runtime_to_kernel_launch < 1.3
   bool operator==(const PerformanceResult&) const = default;
   std::optional<GraphTimes> graph;                         // only in runs with --cuda-graphs
+  Roofline roofline;                                       // all absent when the test failed
 };
 
 // An input left out without judging the candidate on it, and why: by the

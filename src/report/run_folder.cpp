@@ -7,6 +7,7 @@
 #include <system_error>
 #include <unordered_set>
 
+#include "report/html/run_page.h"
 #include "report/render.h"
 
 namespace backendbench::report {
@@ -14,15 +15,6 @@ namespace backendbench::report {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Binary mode: the CSV's CRLF line ends are written as they are.
-void write_file(const fs::path& path, std::string_view content) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw std::runtime_error("cannot open " + path.string() + " for writing");
-  out.write(content.data(), static_cast<std::streamsize>(content.size()));
-  out.close();
-  if (!out) throw std::runtime_error("cannot write " + path.string());
-}
 
 // Parses `path` and hands it to `read`; any error names the file.
 template <typename Read>
@@ -53,6 +45,19 @@ std::vector<std::string> operators_of_tests(const RunResults& results) {
 
 }  // namespace
 
+// Binary mode: the CSV's CRLF line ends are written as they are.
+void detail::write_file(const fs::path& path, std::string_view content) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw std::runtime_error("cannot open " + path.string() + " for writing");
+  out.write(content.data(), static_cast<std::streamsize>(content.size()));
+  out.close();
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+void write_run_report(const fs::path& file, const RunResults& results, const RunInfo& info, double p) {
+  detail::write_file(file, html::run_report(results, info, p));
+}
+
 void write_run_folder(const fs::path& dir, const RunResults& results, const RunInfo& info,
                       double p) {
   std::error_code ec;
@@ -62,12 +67,14 @@ void write_run_folder(const fs::path& dir, const RunResults& results, const RunI
   }
   auto ops = summarize_operators(results);
   auto scores = compute_scores(ops, p);
+  using detail::write_file;
   write_file(dir / "full_results.json", detail::json_text(detail::results_array(results, false)));
   write_file(dir / "failed_tests.json", detail::json_text(detail::results_array(results, true)));
   write_file(dir / "operator_summary.csv", detail::operator_summary_csv(ops));
   write_file(dir / "excluded_tests.json", detail::json_text(detail::excluded_array(results.excluded)));
   write_file(dir / "run_info.json", detail::json_text(detail::run_info_object(results, info)));
   write_file(dir / "OVERALL_SUMMARY.md", detail::overall_summary_md(ops, scores, info, results));
+  write_run_report(dir / "report.html", results, info, p);
 }
 
 bool is_run_folder(const fs::path& dir) { return fs::is_regular_file(dir / "full_results.json"); }

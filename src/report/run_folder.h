@@ -3,7 +3,8 @@
 // plus excluded_tests.json (inputs left out, with why) and run_info.json (the
 // command, the environment, the operators in evaluation order, derived
 // kernels), so that a run can be read back: `backendbench merge` and MPI runs
-// put shards of one run together that way.
+// put shards of one run together that way; and report.html, the run as a page
+// to look at (report/html/run_page.h).
 #pragma once
 
 #include <filesystem>
@@ -27,6 +28,10 @@ struct RunInfo {
 // naming the file when one cannot be written.
 void write_run_folder(const std::filesystem::path& dir, const RunResults& results,
                       const RunInfo& info, double p);
+
+// report.html alone (write_run_folder writes it too): for a folder read back,
+// BackendBench's own included. Throws std::runtime_error naming the file.
+void write_run_report(const std::filesystem::path& file, const RunResults& results, const RunInfo& info, double p);
 
 // What write_run_folder was given (p aside: only the scores depend on it).
 struct RunFolder {

@@ -234,7 +234,8 @@ std::string overall_summary_md(const std::vector<OperatorSummary>& ops, const Sc
      << "- `failed_tests.json`: Log of failed tests (if any)\n"
      << "- `excluded_tests.json`: Inputs left out without running, with the reason\n"
      << "- `run_info.json`: The command, environment and operator order, for `backendbench merge`\n"
-     << "- `OVERALL_SUMMARY.md`: This file\n\n";
+     << "- `OVERALL_SUMMARY.md`: This file\n"
+     << "- `report.html`: This run as a page to look at (scores, speedups per operator, roofline, failures)\n\n";
   write_speedup_table(md, ops);
   return md.str();
 }

@@ -9,6 +9,7 @@
 #include "inputs/neighbours.h"
 #include "observe/linked_symbols.h"
 #include "ops/bind.h"
+#include "roofline/annotate.h"
 #include "runner/phase.h"
 #include "runner/prepare.h"
 
@@ -475,6 +476,7 @@ TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_
   r.speedup_ci_low = t.speedup_low;
   r.speedup_ci_high = t.speedup_high;
   r.successfully_ran = true;
+  roofline::annotate(r, op_, inputs, options_.device);
   outcome.performance = r;
   return outcome;
 }

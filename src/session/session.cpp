@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ops/resolve.h"
+#include "roofline/device_peaks.h"
 #include "runner/evaluate.h"
 #include "runner/journal.h"
 #include "runner/run_jobs.h"
@@ -39,6 +40,7 @@ nlohmann::json environment(const RunRequest& r, const runner::RunOptions& run, c
       {"excluded_inputs", s.excluded.size()},
       {"gpu", gpu_description(run.device)},
       {"load_diagnostics", s.diagnostics.size()},
+      {report::kDevicePeaksKey, report::to_json(roofline::device_peaks(run.device))},
   };
 }
 

@@ -20,6 +20,7 @@ struct nvmlDevice_st;
 using nvmlDevice_t = nvmlDevice_st*;
 constexpr nvmlReturn_t kNvmlSuccess = 0;
 constexpr int kNvmlClockSm = 1;                  // NVML_CLOCK_SM, an nvmlClockType_t
+constexpr int kNvmlClockMem = 2;                 // NVML_CLOCK_MEM
 constexpr unsigned kNvmlDeviceNameSize = 96;     // NVML_DEVICE_NAME_V2_BUFFER_SIZE
 constexpr unsigned kNvmlDriverVersionSize = 80;  // NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE
 
@@ -30,6 +31,7 @@ using DeviceNameFn = nvmlReturn_t(nvmlDevice_t, char*, unsigned);
 using DriverVersionFn = nvmlReturn_t(char*, unsigned);
 using ClockFn = nvmlReturn_t(nvmlDevice_t, int, unsigned*);
 using ReasonsFn = nvmlReturn_t(nvmlDevice_t, unsigned long long*);
+using BusWidthFn = nvmlReturn_t(nvmlDevice_t, unsigned*);
 
 // nvmlClocksEventReasons / nvmlClocksThrottleReasons bits, named as nvidia-smi -q does.
 struct Reason {
@@ -115,6 +117,7 @@ struct GpuMonitor::Nvml {
   ClockFn* clock = nullptr;
   ClockFn* max_clock = nullptr;
   ReasonsFn* reasons = nullptr;
+  BusWidthFn* bus_width = nullptr;
 
   explicit Nvml(void* lib) : library(lib) {}
   ~Nvml() {
@@ -151,6 +154,7 @@ struct GpuMonitor::Nvml {
     nvml->driver_version = symbol<DriverVersionFn>(library, "nvmlSystemGetDriverVersion");
     nvml->clock = symbol<ClockFn>(library, "nvmlDeviceGetClockInfo");
     nvml->max_clock = symbol<ClockFn>(library, "nvmlDeviceGetMaxClockInfo");
+    nvml->bus_width = symbol<BusWidthFn>(library, "nvmlDeviceGetMemoryBusWidth");
     // Renamed in CUDA 12.2's NVML; older drivers export only the throttle name.
     nvml->reasons = symbol<ReasonsFn>(library, "nvmlDeviceGetCurrentClocksEventReasons");
     if (nvml->reasons == nullptr) {
@@ -159,9 +163,9 @@ struct GpuMonitor::Nvml {
     return nvml;
   }
 
-  std::optional<unsigned> sm_clock(ClockFn* query) const {
+  std::optional<unsigned> read_clock(ClockFn* query, int clock_type = kNvmlClockSm) const {
     unsigned mhz = 0;
-    if (query == nullptr || query(device, kNvmlClockSm, &mhz) != kNvmlSuccess) return std::nullopt;
+    if (query == nullptr || query(device, clock_type, &mhz) != kNvmlSuccess) return std::nullopt;
     return mhz;
   }
 };
@@ -203,11 +207,23 @@ std::string GpuMonitor::driver_version() const {
 }
 
 std::optional<unsigned> GpuMonitor::sm_clock_mhz() const {
-  return nvml_ ? nvml_->sm_clock(nvml_->clock) : std::nullopt;
+  return nvml_ ? nvml_->read_clock(nvml_->clock) : std::nullopt;
 }
 
 std::optional<unsigned> GpuMonitor::max_sm_clock_mhz() const {
-  return nvml_ ? nvml_->sm_clock(nvml_->max_clock) : std::nullopt;
+  return nvml_ ? nvml_->read_clock(nvml_->max_clock) : std::nullopt;
+}
+
+std::optional<unsigned> GpuMonitor::max_memory_clock_mhz() const {
+  return nvml_ ? nvml_->read_clock(nvml_->max_clock, kNvmlClockMem) : std::nullopt;
+}
+
+std::optional<unsigned> GpuMonitor::memory_bus_width_bits() const {
+  unsigned bits = 0;
+  if (!nvml_ || !nvml_->bus_width || nvml_->bus_width(nvml_->device, &bits) != kNvmlSuccess || bits == 0) {
+    return std::nullopt;
+  }
+  return bits;
 }
 
 std::optional<unsigned long long> GpuMonitor::reason_bits() const {

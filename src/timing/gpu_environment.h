@@ -46,6 +46,9 @@ class GpuMonitor {
   std::string driver_version() const;  // "580.159.04"; empty when unavailable
   std::optional<unsigned> sm_clock_mhz() const;
   std::optional<unsigned> max_sm_clock_mhz() const;
+  // The memory's highest clock and bus width: its peak bandwidth (roofline/device_peaks.h).
+  std::optional<unsigned> max_memory_clock_mhz() const;
+  std::optional<unsigned> memory_bus_width_bits() const;
   // slows_clock() of the reasons active now.
   std::optional<bool> throttled() const;
   // throttle_reason_names() of the reasons active now.

@@ -41,7 +41,9 @@ RunResults full_run() {
       {.op_name = "relu.default", .args = "((T([4], f32),), {})", .speedup = 1.0 / 3.0,
        .benchmark_time_ms = 0.03, .reference_time_ms = 0.01, .successfully_ran = true, .speedup_ci_low = 0.3,
        .speedup_ci_high = 0.36, .reference_samples = 100, .benchmark_samples = 87, .timing_mode = "kernel",
-       .relative_runtime_to_kernel_launch = 1.25, .is_overhead_dominated_op = true},
+       .relative_runtime_to_kernel_launch = 1.25, .is_overhead_dominated_op = true,
+       .roofline = {.bytes_moved = 32.0, .flops = 4.0, .achieved_bandwidth_gbps = 0.0011,
+                    .roofline_bandwidth_pct = 0.01, .compute_peak = "float32", .impossible_speedup = false}},
   };
   r.excluded = {{"mul.Tensor", "((T([0], f32), 2), {})", "synthetic input (cnt: 0)"},
                 {"bernoulli.default", "((T([8], f32),), {})", "random operator"}};

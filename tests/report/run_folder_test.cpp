@@ -195,7 +195,11 @@ TEST_F(RunFolderTest, FullResultsAreSortedWithBackendBenchKeys) {
                                       // ours, after BackendBench's
                                       "error_type", "speedup_ci_low", "speedup_ci_high", "reference_samples",
                                       "benchmark_samples", "timing_mode",
-                                      "relative_runtime_to_kernel_launch", "is_overhead_dominated_op"}));
+                                      "relative_runtime_to_kernel_launch", "is_overhead_dominated_op",
+                                      // the roofline figures (null where unknown)
+                                      "bytes_moved", "flops", "achieved_bandwidth_gbps", "achieved_tflops",
+                                      "roofline_bandwidth_pct", "roofline_compute_pct", "compute_peak",
+                                      "impossible_speedup"}));
   EXPECT_EQ(all[0]["max_abs_error"], 0.25);
   EXPECT_EQ(all[1]["speedup"], 0.5);
   EXPECT_EQ(all[1]["benchmark_time_ms"], 2.0);
