@@ -39,6 +39,10 @@
 #   report    the torchbench suite on examples/kernels_cuda (their operators) -> report_run/ (report.html),
 #             then its roofline summary from `backendbench report` -> roofline.txt: every timed input with
 #             bytes has a share of the peak bandwidth, and none is above 100% ("0 impossible")
+#   models    `backendbench models`: 10 zoo models ($MODELS_FILTER) x {aten, examples/kernels_cuda, inductor} x
+#             {eval, train}, verified ($MODELS_REPEAT repeats, default 5) -> models/ (results.jsonl,
+#             summary.md, logs); a step cut short resumes when run again with the same SESSION_DIR; then
+#             timm_resnet18 train profiled on ATen and the kernels -> models_profile/, one Chrome trace checked
 # Everything lands in one archive, $RESULTS (default ./gpu_results.tgz). Artifacts are written to
 # $SESSION_DIR (default: a fresh temporary folder); give several invocations the same SESSION_DIR
 # (e.g. build/session) so that ncu and dobench find the bench_timing.json of an earlier bench.
@@ -178,5 +182,28 @@ print('correctness', backendbench.run(suite='smoke', backend='aten', device='cud
       grep -m1 -E "suite torchbench: " "$OUT/flag_gems_torchbench_stderr.txt"
       echo "operators evaluated by flag_gems: $(( $(wc -l <"$OUT/flag_gems_torchbench/operator_summary.csv") - 1 ))"
       grep -m1 -E "flag_gems [0-9.]+: [0-9]+ ATen operators" "$OUT/flag_gems_torchbench_stderr.txt" ;;
+    models) models_filter=${MODELS_FILTER:-'^(torch_small_cnn|torch_small_transformer|torchvision_(alexnet|vgg11|squeezenet1_1|resnet18|mobilenet_v2)|timm_(resnet18|mobilenetv3_large_100)|hf_DistilBertForMaskedLM)$'}
+      models=(build/backendbench models --accelerator cuda --filter "$models_filter" --repeat "${MODELS_REPEAT:-5}"
+              --warmup-iterations 2 --verify --experiment-timeout 240 --output-dirname "$OUT/models")
+      # Eager on ATen and on the kernels first, then inductor; each part is cut at its time limit and
+      # resumes (skipping what results.jsonl has) when the step runs again with the same SESSION_DIR.
+      timeout "${MODELS_EAGER_TIMEOUT:-210}" "${models[@]}" --backend aten --kernels-dir examples/kernels_cuda \
+        --dynamo None >"$OUT/models_eager.txt" 2>&1; grep -E '^\[[0-9]+/' "$OUT/models_eager.txt" | tail -40
+      timeout "${MODELS_INDUCTOR_TIMEOUT:-240}" "${models[@]}" --backend aten --dynamo inductor \
+        >"$OUT/models_inductor.txt" 2>&1; grep -E '^\[[0-9]+/' "$OUT/models_inductor.txt" | tail -20
+      cat "$OUT/models/summary.md"
+      timeout 90 build/backendbench models --accelerator cuda --filter '^timm_resnet18$' --kernels-dir examples/kernels_cuda \
+        --dynamo None --test train --repeat 2 --profile-cuda --profile-cuda-cpu --verify \
+        --output-dirname "$OUT/models_profile" >"$OUT/models_profile.txt" 2>&1; tail -8 "$OUT/models_profile.txt"
+      python3 - "$OUT/models_profile" <<'PY'
+import glob, json, sys
+traces = sorted(glob.glob(f"{sys.argv[1]}/timm_resnet18/0/trace-*.json"))
+for path in traces:
+    events = json.load(open(path))["traceEvents"]
+    kernels = [e for e in events if e.get("cat") == "kernel"]
+    print(f"chrome trace ok: {path.split('/')[-1]}: {len(events)} events, {len(kernels)} GPU kernels")
+print(f"{len(traces)} traces checked" if traces else "no Chrome trace found")
+PY
+      ;;
   esac
 done

@@ -41,19 +41,9 @@ import torch  # noqa: E402
 import trace_models  # noqa: E402  (sets the offline switches before transformers is imported)
 
 import backendbench  # noqa: E402
+from backendbench.zoo import tensors_of  # noqa: E402
 
 TOLERANCE = {torch.float32: 1e-3, torch.float16: 1e-2, torch.bfloat16: 5e-2}
-
-
-def tensors_of(output: Any) -> list[torch.Tensor]:
-    """Every tensor in a model's output, in a stable order (ModelOutput, tuples, dicts)."""
-    if isinstance(output, torch.Tensor):
-        return [output]
-    if isinstance(output, dict):
-        return [t for key in output for t in tensors_of(output[key])]
-    if isinstance(output, (tuple, list)):
-        return [t for item in output for t in tensors_of(item)]
-    return []
 
 
 def max_difference(a: list[torch.Tensor], b: list[torch.Tensor]) -> float:

@@ -6,7 +6,9 @@
 #include "cli/bench_timing_command.h"
 #include "cli/compare_command.h"
 #include "cli/dataset_command.h"
+#include "cli/generate_command.h"
 #include "cli/merge_command.h"
+#include "cli/models_command.h"
 #include "cli/options.h"
 #include "cli/report_command.h"
 #include "cli/run_command.h"
@@ -26,8 +28,9 @@ int main(int argc, char** argv) {
         std::cout << command.help_text;
         return 0;
       case Command::Kind::generate:
-        throw UsageError{"generate is not available yet in this build"};
+        return generate_command(command.generate, command.command_line);
       case Command::Kind::run:
+        if (is_llm_backend(command.run.backend)) return llm_run_command(command.run, command.command_line);
         return run_command(command.run, command.command_line);
       case Command::Kind::dataset:
         return dataset_command(command.dataset);
@@ -43,6 +46,8 @@ int main(int argc, char** argv) {
         return compare_command(command.compare);
       case Command::Kind::report:
         return report_command(command.report);
+      case Command::Kind::models:
+        return models_command(command.models);
     }
   } catch (const UsageError& e) {
     std::cerr << "backendbench: error: " << e.message << "\nRun 'backendbench --help' for the options.\n";

@@ -13,11 +13,15 @@
 
 #include "backends/backend.h"
 #include "spec/value.h"
+#include "cli/generate_command.h"
+#include "llm/dsl.h"
+#include "llm/pricing.h"
 #include "suite/shard.h"
 #include "suite/suite.h"
 #include "util/log.h"
 
 namespace backendbench::cli {
+
 namespace {
 
 // Numbers as people write them: 1000, 1e3 and 1000.0 are the same count; 0.5
@@ -66,14 +70,13 @@ CLI::Validator number(NumberKind kind, double min, bool min_allowed = true) {
       description);
 }
 
+}  // namespace
+
 const CLI::Validator kCount1 = number(NumberKind::count, 1);
 const CLI::Validator kCount0 = number(NumberKind::count, 0);
 const CLI::Validator kAmount0 = number(NumberKind::amount, 0);
 const CLI::Validator kPositiveAmount = number(NumberKind::amount, 0, false);
 const CLI::Validator kFinite = number(NumberKind::amount, -std::numeric_limits<double>::max());
-
-const std::vector<std::string> kSuites(suite::suite_names().begin(), suite::suite_names().end());
-const std::vector<std::string> kBackends(backends::backend_names().begin(), backends::backend_names().end());
 
 CLI::Option* add_log_level(CLI::App& cmd, std::string& level) {
   return cmd.add_option("--log-level", level, "DEBUG, INFO, WARNING, ERROR or CRITICAL (default: $LOG_LEVEL or INFO)")
@@ -82,6 +85,11 @@ CLI::Option* add_log_level(CLI::App& cmd, std::string& level) {
       });
 }
 
+namespace {
+
+const std::vector<std::string> kSuites(suite::suite_names().begin(), suite::suite_names().end());
+const std::vector<std::string> kBackends(backends::backend_names().begin(), backends::backend_names().end());
+
 CLI::Option* add_dtype(CLI::App& cmd, std::string& dtype) {
   return cmd.add_option("--dtype", dtype,
                         "opinfo, facto: the dtype of the samples' (floating-point) tensors, e.g. bfloat16, float32, f16 "
@@ -89,6 +97,76 @@ CLI::Option* add_dtype(CLI::App& cmd, std::string& dtype) {
       ->check([](const std::string& v) {
         return spec::dtype_from_name(v) ? std::string() : "must be a dtype such as bfloat16, float16, float32, f32";
       });
+}
+
+// The backends whose kernels an LLM writes: generate's --backend.
+const std::vector<std::string> kLlmBackends = [] {
+  std::vector<std::string> names;
+  for (const auto name : backends::backend_names()) {
+    if (is_llm_backend(std::string(name))) names.emplace_back(name);
+  }
+  return names;
+}();
+
+void add_llm_options(CLI::App& cmd, LlmOptions& o, const std::string& attempts_flags) {
+  cmd.add_option(attempts_flags, o.max_attempts, "llm, llm-relay: attempts per operator, each given the last "
+                                                 "one's verdict")
+      ->transform(kCount1)
+      ->capture_default_str();
+  cmd.add_option("--llm-model", o.model, "The model that writes the kernels")->capture_default_str();
+  cmd.add_option("--dsl", o.dsl, "The kernels' language: triton, pytorch, cutedsl, helion (.py), cuda (.cu) or cpp "
+                                 "(.cpp)")
+      ->check(CLI::IsMember(llm::dsl_names()))
+      ->capture_default_str();
+  cmd.add_option("--llm-relay-url", o.relay_url, "llm-relay: the relay server's URL")->capture_default_str();
+  cmd.add_option("--llm-base-url", o.base_url,
+                 "llm, kernel_agent: an OpenAI-compatible chat-completions endpoint (e.g. http://localhost:8000/v1) "
+                 "instead of Anthropic's API; needs --llm-model");
+  cmd.add_option("--llm-api-key-env", o.api_key_env,
+                 "The environment variable holding --llm-base-url's API key, if it needs one")
+      ->capture_default_str();
+  cmd.add_option("--llm-concurrency", o.concurrency, "Operators generated at once")->transform(kCount1)->capture_default_str();
+  cmd.add_option("--kernel-agent-workers", o.kernel_agent_workers,
+                 "kernel_agent: independent generation chains per operator, in parallel")
+      ->transform(kCount1)
+      ->capture_default_str();
+  cmd.add_option("--kernel-agent-max-rounds", o.kernel_agent_max_rounds,
+                 "kernel_agent: refinement rounds per chain")
+      ->transform(kCount1)
+      ->capture_default_str();
+  cmd.add_option("--llm-timeout", o.timeout_s, "Seconds one request may take")->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd.add_option("--llm-connect-timeout", o.connect_timeout_s, "Seconds to connect to the server")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd.add_option("--llm-retries", o.retries, "Tries again after a request fails for a reason that may pass "
+                                             "(no connection, timeout, HTTP 429, 5xx)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd.add_option("--llm-retry-delay", o.retry_delay_s, "Seconds of the first backoff (jittered, doubling; a "
+                                                       "Retry-After header wins)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd.add_option("--llm-max-tokens", o.max_tokens, "The answer's token limit")->transform(kCount1)->capture_default_str();
+  cmd.add_option("--llm-temperature", o.temperature, "Sampling temperature")->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd.add_option("--llm-price", o.price, "USD per million input and output tokens, e.g. 3,15, for the cost in the "
+                                         "summary (default: the model's list price, when known)");
+  cmd.add_option("--run-id", o.run_id, "Name of the run folder under generated_kernels/ (default: run_<timestamp>)");
+}
+
+// Checks what the flags cannot check one by one.
+void validate(LlmOptions& o, const CLI::App& cmd) {
+  o.model_given = cmd.count("--llm-model") > 0;
+  if (!o.base_url.empty() && o.backend == "llm-relay") {
+    throw UsageError{"--llm-base-url is for --backend llm and kernel_agent; llm-relay posts to --llm-relay-url"};
+  }
+  if (!o.base_url.empty() && !o.model_given) {
+    throw UsageError{"--llm-base-url needs --llm-model: the name of a model that server serves"};
+  }
+  if (!o.price.empty() && !llm::parse_price(o.price)) {
+    throw UsageError{"--llm-price: expected input,output USD per million tokens, e.g. 3,15; got '" + o.price + "'"};
+  }
 }
 
 void add_run_options(CLI::App& cmd, RunOptions& o) {
@@ -146,20 +224,33 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--ops-directory", o.ops_directory, "directory backend: folder of operator kernels")
       ->capture_default_str();
   cmd.add_option("--kernels-dir", o.kernels_dir, "pregenerated backend: a folder of <op>/<op>_attempt_N.cpp|.cu or <op>/<op>.cpp|.cu kernels (a generated_kernels run folder)");
-  cmd.add_option("--llm-max-attempts,--llm-attempts", o.llm_max_attempts, "llm backends: attempts per operator")
-      ->transform(kCount1)->capture_default_str();
-  cmd.add_option("--llm-model", o.llm_model, "llm backends: model name");
-  cmd.add_option("--kernel-agent-workers", o.kernel_agent_workers, "kernel_agent backend: parallel workers")
-      ->transform(kCount1)->capture_default_str();
-  cmd.add_option("--kernel-agent-max-rounds", o.kernel_agent_max_rounds, "kernel_agent backend: refinement rounds")
-      ->transform(kCount1)->capture_default_str();
+  add_llm_options(cmd, o.llm, "--llm-max-attempts,--llm-attempts");
 }
 
 void add_generate_options(CLI::App& cmd, GenerateOptions& o) {
-  cmd.add_option("--suite", o.suite, "Which suite to generate kernels for")->check(CLI::IsMember(kSuites));
-  cmd.add_option("--ops", o.ops, "Comma-separated operator filters");
-  cmd.add_option("--max-attempts", o.max_attempts, "Attempts per operator")->transform(kCount1)->capture_default_str();
-  cmd.add_option("--run-id", o.run_id, "Name of the run folder under generated_kernels/");
+  cmd.add_option("--suite", o.suite, "Which suite to generate kernels for")->check(CLI::IsMember(kSuites))
+      ->capture_default_str();
+  cmd.add_option("--backend", o.llm.backend, "How kernels are generated: llm (Anthropic, or --llm-base-url), "
+                                             "llm-relay or kernel_agent")
+      ->check(CLI::IsMember(kLlmBackends))
+      ->capture_default_str();
+  cmd.add_option("--ops", o.ops, "Comma-separated operator filters; an operator is generated when any is a substring "
+                                 "of its name");
+  cmd.add_option("--data", o.data, "torchbench: the inputs, as for run --data (default: the shipped dataset)");
+  cmd.add_option("--topn-inputs,--topn", o.topn_inputs, "torchbench: evaluate with only the N largest inputs")
+      ->transform(kCount1);
+  cmd.add_option("--device", o.device, "Where attempts are evaluated: cuda, cuda:N or cpu (default: cuda when "
+                                       "available, else cpu)");
+  cmd.add_option("--seed", o.seed, "Seed mixed into every test's inputs")->capture_default_str();
+  cmd.add_option("--num-workers", o.num_workers, "Worker processes that evaluate each attempt (default: one per "
+                                                 "device)")
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--test-timeout", o.test_timeout_s, "Seconds a test of an attempt may run before it is reported "
+                                                     "as Timeout (default: the suite's)")
+      ->check(CLI::PositiveNumber);
+  cmd.add_flag("--no-baseline-cache", o.no_baseline_cache, "Time the ATen reference every time");
+  add_log_level(cmd, o.log_level);
+  add_llm_options(cmd, o.llm, "--max-attempts,--llm-max-attempts,--llm-attempts");
 }
 
 void add_dataset_options(CLI::App& cmd, DatasetOptions& o) {
@@ -300,7 +391,11 @@ struct BackendFlag {
 
 std::vector<std::string> ignored_backend_flags(const CLI::App& run, const RunOptions& o) {
   const std::vector<BackendFlag> flags = {
-      {"--llm-max-attempts", {"llm", "llm-relay"}},  {"--llm-model", {"llm", "llm-relay"}},
+      {"--llm-max-attempts", {"llm", "llm-relay"}},
+      {"--llm-model", {"llm", "llm-relay", "kernel_agent"}},
+      {"--dsl", {"llm", "llm-relay", "kernel_agent"}},
+      {"--llm-relay-url", {"llm-relay"}},
+      {"--llm-base-url", {"llm", "kernel_agent"}},
       {"--kernel-agent-workers", {"kernel_agent"}}, {"--kernel-agent-max-rounds", {"kernel_agent"}},
       {"--ops-directory", {"directory"}},           {"--kernels-dir", {"pregenerated"}},
   };
@@ -333,7 +428,8 @@ Command parse_command_line(int argc, const char* const* argv) {
 
   if (const char* env = std::getenv("LOG_LEVEL"); env && log::level_from_name(env)) {
     command.run.log_level = command.dataset.log_level = command.trace.log_level = command.merge.log_level =
-        command.setup_dirs.log_level = command.compare.log_level = command.report.log_level = env;
+        command.setup_dirs.log_level = command.compare.log_level = command.report.log_level =
+            command.models.log_level = command.generate.log_level = env;
   }
 
   CLI::App app{"backendbench: correctness and performance of PyTorch operator backends"};
@@ -341,7 +437,8 @@ Command parse_command_line(int argc, const char* const* argv) {
   app.require_subcommand(0, 1);
   CLI::App* run = app.add_subcommand("run", "Evaluate a backend on a suite (the default subcommand)");
   add_run_options(*run, command.run);
-  CLI::App* generate = app.add_subcommand("generate", "Generate kernels with an LLM (not available yet)");
+  CLI::App* generate = app.add_subcommand(
+      "generate", "Generate kernels with an LLM into generated_kernels/<run>/, each attempt evaluated by the engine");
   add_generate_options(*generate, command.generate);
   CLI::App* dataset = app.add_subcommand("dataset", "Build the dataset JSON from trace files, timing every input on the device");
   add_dataset_options(*dataset, command.dataset);
@@ -359,24 +456,29 @@ Command parse_command_line(int argc, const char* const* argv) {
   add_compare_options(*compare, command.compare);
   CLI::App* report = app.add_subcommand("report", "Write report.html of a run folder, or the page of a model runner's results.jsonl");
   add_report_options(*report, command.report);
+  CLI::App* models = app.add_subcommand(
+      "models", "Run real models of the zoo on ATen, on a kernel folder and under torch.compile (experiment matrix, "
+                "results.jsonl, verification, profiles)");
+  add_models_options(*models, command.models);
 
   const bool wants_top_help = !args.empty() && (args[0] == "--help" || args[0] == "-h");
   if (wants_top_help) {
     command.kind = Command::Kind::help;
-    command.help_text = app.help() + "\n" + run->help() + "\n" + dataset->help() + "\n" + trace->help() + "\n" + bench->help() +
-                         "\n" + merge->help() + "\n" + setup_dirs->help() + "\n" + compare->help() + "\n" + report->help();
+    command.help_text = app.help() + "\n" + run->help() + "\n" + generate->help() + "\n" + dataset->help() + "\n" +
+                        trace->help() + "\n" + bench->help() + "\n" + merge->help() + "\n" + setup_dirs->help() +
+                        "\n" + compare->help() + "\n" + report->help() + "\n" + models->help();
     return command;
   }
   const bool named = !args.empty() && (args[0] == "run" || args[0] == "generate" || args[0] == "dataset" || args[0] == "trace" ||
                                        args[0] == "bench-timing" || args[0] == "merge" || args[0] == "setup-dirs" ||
-                                       args[0] == "compare" || args[0] == "report");
+                                       args[0] == "compare" || args[0] == "report" || args[0] == "models");
   if (!named) args.insert(args.begin(), "run");
   std::reverse(args.begin(), args.end());  // CLI11 takes the vector back to front
   try {
     app.parse(args);
   } catch (const CLI::CallForHelp&) {
     command.kind = Command::Kind::help;
-    for (CLI::App* sub : {generate, dataset, trace, bench, merge, setup_dirs, compare, report, run}) {
+    for (CLI::App* sub : {generate, dataset, trace, bench, merge, setup_dirs, compare, report, models, run}) {
       if (sub->parsed() || sub == run) {
         command.help_text = sub->help();
         break;
@@ -387,6 +489,11 @@ Command parse_command_line(int argc, const char* const* argv) {
     throw UsageError{e.what()};
   }
   if (generate->parsed()) {
+    validate_device(command.generate.device);
+    if (command.generate.suite != "torchbench" && (!command.generate.data.empty() || command.generate.topn_inputs)) {
+      throw UsageError{"--data and --topn-inputs are only supported for the torchbench suite"};
+    }
+    validate(command.generate.llm, *generate);
     command.kind = Command::Kind::generate;
     return command;
   }
@@ -432,7 +539,16 @@ Command parse_command_line(int argc, const char* const* argv) {
     command.kind = Command::Kind::setup_dirs;
     return command;
   }
+  if (models->parsed()) {
+    validate_models_options(command.models);
+    command.kind = Command::Kind::models;
+    return command;
+  }
   validate(command.run);
+  if (is_llm_backend(command.run.backend)) {
+    command.run.llm.backend = command.run.backend;
+    validate(command.run.llm, *run);
+  }
   command.warnings = ignored_backend_flags(*run, command.run);
   return command;
 }

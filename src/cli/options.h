@@ -6,7 +6,44 @@
 #include <string>
 #include <vector>
 
+#include "cli/models_command.h"
+
+namespace CLI {
+class App;
+class Option;
+class Validator;
+}  // namespace CLI
+
 namespace backendbench::cli {
+
+// Pieces of the flag definitions that subcommands share (models_command.cpp).
+CLI::Option* add_log_level(CLI::App& cmd, std::string& level);
+extern const CLI::Validator kCount1;  // a whole number >= 1 (1e3 and 1000.0 read as 1000)
+
+// LLM kernel generation: `generate`, and `run --backend llm / llm-relay /
+// kernel_agent` (which generate, then evaluate the kernels). Names as in
+// BackendBench's scripts/main.py where it has them.
+struct LlmOptions {
+  std::string backend = "llm";  // how kernels are generated: llm, llm-relay or kernel_agent
+  int max_attempts = 5;         // per operator (llm, llm-relay)
+  std::string model = "claude-sonnet-4-20250514";
+  bool model_given = false;     // --llm-model was on the command line
+  std::string dsl = "triton";
+  std::string relay_url = "http://127.0.0.1:11434";
+  std::string base_url;                        // an OpenAI-compatible endpoint instead of Anthropic's API
+  std::string api_key_env = "OPENAI_API_KEY";  // the variable --llm-base-url's key is read from
+  int concurrency = 4;                         // operators generated at once
+  int kernel_agent_workers = 4;
+  int kernel_agent_max_rounds = 10;
+  double timeout_s = 300;          // one request
+  double connect_timeout_s = 10;
+  int retries = 3;                 // of a request that failed for a reason that may pass
+  double retry_delay_s = 1;        // the first backoff; doubles with each retry
+  int max_tokens = 8000;
+  double temperature = 0.2;
+  std::string price;               // "IN,OUT": USD per million input and output tokens
+  std::string run_id;              // generated_kernels/<run-id> (default: run_<timestamp>)
+};
 
 struct RunOptions {
   std::string suite = "smoke";
@@ -35,18 +72,23 @@ struct RunOptions {
   bool cuda_graphs = false;            // also time both sides replayed from CUDA graphs
   std::string ops_directory = "generated_kernels";  // directory backend
   std::string kernels_dir;                          // pregenerated backend
-  // Backends that are not built yet; accepted so that their error is about the backend.
-  int llm_max_attempts = 5;
-  std::string llm_model;
-  int kernel_agent_workers = 4;
-  int kernel_agent_max_rounds = 10;
+  LlmOptions llm;  // --backend llm, llm-relay, kernel_agent
 };
 
+// `backendbench generate`: kernels written by an LLM, each attempt evaluated
+// by the engine, into generated_kernels/<run>/ (see src/llm).
 struct GenerateOptions {
   std::string suite = "smoke";
   std::string ops;
-  int max_attempts = 5;
-  std::string run_id;
+  std::string data;  // torchbench: as `run --data`
+  std::optional<size_t> topn_inputs;
+  std::string device;
+  uint64_t seed = 0;
+  std::optional<int> num_workers;
+  std::optional<double> test_timeout_s;
+  bool no_baseline_cache = false;
+  std::string log_level = "INFO";
+  LlmOptions llm;
 };
 
 // `backendbench dataset`: trace files -> the dataset JSON, measured on the device.
@@ -131,10 +173,11 @@ struct ReportOptions {
 };
 
 struct Command {
-  enum class Kind { run, generate, dataset, trace, bench_timing, merge, setup_dirs, compare, report, help } kind = Kind::run;
+  enum class Kind { run, generate, dataset, trace, bench_timing, merge, setup_dirs, compare, report, models, help } kind = Kind::run;
   CompareOptions compare;
   ReportOptions report;
   SetupDirsOptions setup_dirs;
+  ModelsOptions models;
   BenchTimingOptions bench_timing;
   RunOptions run;
   GenerateOptions generate;

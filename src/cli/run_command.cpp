@@ -8,9 +8,7 @@
 #include "util/log.h"
 
 namespace backendbench::cli {
-namespace {
 
-// The options as the session's typed request; values were validated when parsed.
 session::RunRequest request_of(const RunOptions& o, const std::string& command_line) {
   session::RunRequest r;
   r.suite = {.kind = *suite::parse_suite_kind(o.suite),
@@ -47,8 +45,6 @@ session::RunRequest request_of(const RunOptions& o, const std::string& command_l
   r.command_line = command_line;
   return r;
 }
-
-}  // namespace
 
 int run_command(const RunOptions& o, const std::string& command_line) {
   log::set_level(*log::level_from_name(o.log_level));

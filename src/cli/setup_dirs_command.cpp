@@ -1,7 +1,6 @@
 #include "cli/setup_dirs_command.h"
 
 #include <iostream>
-#include <set>
 #include <variant>
 
 #include "data/select.h"
@@ -13,21 +12,6 @@
 
 namespace backendbench::cli {
 namespace {
-
-constexpr size_t kExampleInputs = 5;
-
-// Up to kExampleInputs distinct argument texts, correctness inputs first.
-std::vector<std::string> example_inputs(const suite::OperatorTests& tests) {
-  std::vector<std::string> examples;
-  std::set<std::string> seen;
-  for (const auto* inputs : {&tests.correctness, &tests.performance}) {
-    for (const auto& input : *inputs) {
-      if (examples.size() == kExampleInputs) return examples;
-      if (seen.insert(input.args_text).second) examples.push_back(input.args_text);
-    }
-  }
-  return examples;
-}
 
 std::string joined(const std::vector<std::string>& names) {
   std::string out;
@@ -56,7 +40,7 @@ int setup_dirs_command(const SetupDirsOptions& o) {
       continue;
     }
     const auto setup = kernels::set_up_operator_folder(o.base_dir, std::get<c10::OperatorHandle>(resolved), extension,
-                                                       example_inputs(tests));
+                                                       kernels::example_inputs(tests));
     ++folders;
     new_folders += setup.folder_created;
     created += setup.created.size();

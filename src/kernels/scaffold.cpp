@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -12,19 +13,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// "aten::add.Tensor"
-std::string qualified_name(const c10::OperatorHandle& op) {
-  std::ostringstream s;
-  s << op.schema().operator_name();
-  return s.str();
-}
-
-// "add.Tensor", "relu": the operator as native_functions.yaml's `func:` spells it.
-std::string yaml_name(const c10::FunctionSchema& schema) {
-  std::string name = schema.name().substr(schema.name().find("::") + 2);
-  return schema.overload_name().empty() ? name : name + "." + schema.overload_name();
-}
-
 std::string c_string_literal(const std::string& text) {
   std::string out = "\"";
   for (char c : text) {
@@ -34,8 +22,6 @@ std::string c_string_literal(const std::string& text) {
   return out + "\"";
 }
 
-std::string function_name(const c10::OperatorHandle& op) { return folder_name(op) + "_kernel_impl"; }
-
 void write_new_file(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
@@ -43,6 +29,38 @@ void write_new_file(const fs::path& path, const std::string& text) {
 }
 
 }  // namespace
+
+std::string qualified_name(const c10::OperatorHandle& op) {
+  std::ostringstream s;
+  s << op.schema().operator_name();
+  return s.str();
+}
+
+std::string yaml_name(const c10::FunctionSchema& schema) {
+  std::string name = schema.name().substr(schema.name().find("::") + 2);
+  return schema.overload_name().empty() ? name : name + "." + schema.overload_name();
+}
+
+std::string docs_url(const c10::FunctionSchema& schema) {
+  const std::string base = schema.name().substr(schema.name().find("::") + 2);
+  if (base.starts_with("_")) return "";
+  const std::string page = base.ends_with("_") ? "torch.Tensor." + base : "torch." + base;
+  return "https://docs.pytorch.org/docs/stable/generated/" + page + ".html";
+}
+
+std::string kernel_function_name(const c10::OperatorHandle& op) { return folder_name(op) + "_kernel_impl"; }
+
+std::vector<std::string> example_inputs(const suite::OperatorTests& tests, size_t n) {
+  std::vector<std::string> examples;
+  std::set<std::string> seen;
+  for (const auto* inputs : {&tests.correctness, &tests.performance}) {
+    for (const auto& input : *inputs) {
+      if (examples.size() == n) return examples;
+      if (seen.insert(input.args_text).second) examples.push_back(input.args_text);
+    }
+  }
+  return examples;
+}
 
 std::string stub_file_name(const c10::OperatorHandle& op, const std::string& extension) {
   return folder_name(op) + "_implementation_1" + extension;
@@ -83,7 +101,7 @@ std::string python_signature(const c10::OperatorHandle& op) {
     params += (params.empty() ? "" : ", ") + arg.name();
     if (arg.default_value()) params += "=" + python_literal(*arg.default_value()).value_or("None");
   }
-  return "def " + function_name(op) + "(" + params + "):";
+  return "def " + kernel_function_name(op) + "(" + params + "):";
 }
 
 }  // namespace
@@ -109,11 +127,11 @@ std::string render_stub(const c10::OperatorHandle& op, const std::string& extens
     s << "// CUDA: define __global__ kernels here and launch them from the function below.\n";
   }
   s << "#include <backendbench/kernel.h>\n\n"
-    << expected_signature(op.schema(), function_name(op)) << " {\n"
+    << expected_signature(op.schema(), kernel_function_name(op)) << " {\n"
     << "  TORCH_CHECK(false, "
     << c_string_literal(qualified_name(op) + " is not implemented yet: write it in " + shown_path) << ");\n"
     << "}\n\n"
-    << "BACKENDBENCH_KERNEL(" << function_name(op) << ")\n";
+    << "BACKENDBENCH_KERNEL(" << kernel_function_name(op) << ")\n";
   return s.str();
 }
 
@@ -121,7 +139,6 @@ std::string render_readme(const c10::OperatorHandle& op, const std::string& exte
                           const std::vector<std::string>& example_inputs) {
   const c10::FunctionSchema& schema = op.schema();
   const std::string folder = folder_name(op);
-  const std::string base = schema.name().substr(schema.name().find("::") + 2);
   std::ostringstream s;
   const bool python = extension == ".py";
   s << "# " << qualified_name(op) << "\n\n"
@@ -130,12 +147,10 @@ std::string render_readme(const c10::OperatorHandle& op, const std::string& exte
        "parent>`.\n\n"
     << "## Schema\n\n```\n" << schema << "\n```\n\n"
     << "## Semantics\n\n";
-  if (base.starts_with("_")) {
+  if (const std::string url = docs_url(schema); url.empty()) {
     s << "- An internal operator: it has no page in the PyTorch documentation.\n";
   } else {
-    const std::string page = base.ends_with("_") ? "torch.Tensor." + base : "torch." + base;
-    s << "- PyTorch documentation of the public function, where there is one: https://docs.pytorch.org/docs/stable/generated/"
-      << page << ".html\n";
+    s << "- PyTorch documentation of the public function, where there is one: " << url << "\n";
   }
   s << "- Its definition: `- func: " << yaml_name(schema)
     << "(` in https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/native/native_functions.yaml\n"
@@ -151,9 +166,9 @@ std::string render_readme(const c10::OperatorHandle& op, const std::string& exte
     s << "## C++ signature\n\n"
       << "Implement exactly this function (keyword-only arguments, after `*` in the schema, are ordinary trailing "
          "parameters):\n\n"
-      << "```cpp\n#include <backendbench/kernel.h>\n\n" << expected_signature(schema, function_name(op)) << ";\n```\n\n"
+      << "```cpp\n#include <backendbench/kernel.h>\n\n" << expected_signature(schema, kernel_function_name(op)) << ";\n```\n\n"
       << "and register it once, after its definition:\n\n"
-      << "```cpp\nBACKENDBENCH_KERNEL(" << function_name(op) << ")\n```\n\n"
+      << "```cpp\nBACKENDBENCH_KERNEL(" << kernel_function_name(op) << ")\n```\n\n"
       << "The backend compiles the file against the installed torch, loads it and checks the function's signature "
          "against the schema above before any test runs.\n\n";
   }

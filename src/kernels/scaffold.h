@@ -11,7 +11,28 @@
 
 #include <ATen/core/dispatch/Dispatcher.h>
 
+#include "suite/suite.h"
+
 namespace backendbench::kernels {
+
+// What a README (and an LLM prompt, src/llm) says about an operator:
+
+// "aten::add.Tensor"
+std::string qualified_name(const c10::OperatorHandle& op);
+
+// "add.Tensor", "relu": the operator as native_functions.yaml's `- func:` spells it.
+std::string yaml_name(const c10::FunctionSchema& schema);
+
+// The PyTorch documentation page of the operator's public function ("" for
+// internal operators, whose names start with '_').
+std::string docs_url(const c10::FunctionSchema& schema);
+
+// "add__Tensor_kernel_impl": the function a kernel file for `op` defines.
+std::string kernel_function_name(const c10::OperatorHandle& op);
+
+// Up to `n` distinct argument texts of the suite's inputs of one operator,
+// correctness inputs first.
+std::vector<std::string> example_inputs(const suite::OperatorTests& tests, size_t n = 5);
 
 // "relu_implementation_1.cpp" for relu.default and ".cpp"; ".cu" for CUDA.
 std::string stub_file_name(const c10::OperatorHandle& op, const std::string& extension);

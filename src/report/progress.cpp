@@ -7,9 +7,7 @@
 #include "util/log.h"
 
 namespace backendbench::report {
-namespace {
-
-std::string duration(double seconds) {
+std::string duration_text(double seconds) {
   const long s = static_cast<long>(seconds + 0.5);
   char buf[32];
   if (s >= 3600) std::snprintf(buf, sizeof buf, "%ldh%02ldm", s / 3600, s / 60 % 60);
@@ -17,8 +15,6 @@ std::string duration(double seconds) {
   else std::snprintf(buf, sizeof buf, "%lds", s);
   return buf;
 }
-
-}  // namespace
 
 Progress::Progress(size_t total, size_t already)
     : total_(total),
@@ -53,7 +49,7 @@ std::string Progress::line() const {
   std::snprintf(buf, sizeof buf, "%zu/%zu [passed %zu, failed %zu, crashed %zu, skipped %zu] %.1f tests/s", done_,
                 total_, passed_, failed_, crashed_, skipped_, rate);
   std::string text = buf;
-  if (rate > 0 && done_ < total_) text += ", ETA " + duration((total_ - done_) / rate);
+  if (rate > 0 && done_ < total_) text += ", ETA " + duration_text((total_ - done_) / rate);
   return text;
 }
 

@@ -9,6 +9,9 @@
 
 namespace backendbench::report {
 
+// A duration for people: "42s", "3m05s", "1h02m".
+std::string duration_text(double seconds);
+
 class Progress {
  public:
   enum class Status { passed, failed, crashed, skipped };

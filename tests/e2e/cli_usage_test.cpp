@@ -72,8 +72,6 @@ TEST_F(CliUsage, BenchTimingPrintsTheL2FlushMethodItUses) {
 TEST_F(CliUsage, FeaturesNotBuiltYetSaySoInsteadOfFallingBack) {
   const BadFlag cases[] = {
       {"--backend flag_gems", "--backend flag_gems is not available: "},
-      {"--backend llm", "not available yet"},
-      {"generate --suite smoke", "not available yet"},
   };
   for (const auto& c : cases) {
     const Outcome o = run(c.args);

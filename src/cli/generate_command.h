@@ -1,0 +1,20 @@
+// `backendbench generate` and the LLM backends of `run` (--backend llm,
+// llm-relay, kernel_agent): kernels written by a model into
+// generated_kernels/<run>/, each attempt evaluated by the engine (src/llm);
+// `run` then evaluates the suite on them with the pregenerated backend.
+#pragma once
+
+#include <string>
+
+#include "cli/options.h"
+
+namespace backendbench::cli {
+
+// Whether `backend` (as --backend names it) generates its kernels with an LLM.
+bool is_llm_backend(const std::string& backend);
+
+int generate_command(const GenerateOptions& options, const std::string& command_line);
+
+int llm_run_command(const RunOptions& options, const std::string& command_line);
+
+}  // namespace backendbench::cli
