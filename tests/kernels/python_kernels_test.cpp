@@ -101,7 +101,7 @@ TEST_F(PythonLayouts, ArgumentsArriveAsTorchPassesThemToPythonKernels) {
         "    y = x.to(kwargs.get('dtype') or x.dtype)\n"
         "    for d in dim:  # the sum along d (kept) as the last of its running sums: torch.sum would be borrowed work\n"
         "        y = torch.cumsum(y, d).narrow(d, y.shape[d] - 1, 1)\n"
-        "    return y if keepdim else y.squeeze(tuple(dim))\n");
+        "    return (y if keepdim else y.squeeze(tuple(dim))).contiguous()  # ATen's layout\n");
   DirectoryBackend backend(dir_, test_settings());
   suite::Suite s;
   s.operators = {tests("aten.sum.dim_IntList", {"((T([4, 5], f32), [1]), {})", "((T([4, 5], f32), [0], True), {})",
