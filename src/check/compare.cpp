@@ -431,7 +431,11 @@ bool bitwise_equal(const at::Tensor& a, const at::Tensor& b) {
     return at::equal(x._indices(), y._indices()) && bitwise_equal(x._values(), y._values());
   }
   if (a.numel() == 0) return true;
-  const auto bytes = [](const at::Tensor& t) { return t.reshape(-1).contiguous().view(at::kByte); };
+  // Flat and dense (a one-element or strided view may keep a stride other than 1), as bytes.
+  const auto bytes = [](const at::Tensor& t) {
+    const at::Tensor flat = t.reshape(-1);
+    return (flat.stride(0) == 1 ? flat : flat.clone(at::MemoryFormat::Contiguous)).view(at::kByte);
+  };
   return at::equal(bytes(a), bytes(b.to(a.device())));
 }
 
