@@ -21,6 +21,8 @@
 #   override  real models on ATen and on examples/kernels_cuda (tools/model_override.py)
 #   kernels   the CUDA example kernels on their operators' torchbench inputs -> kernels_run/
 #   scaling   the full torchbench suite on GPU 0 alone, then on GPUs 0 and 1 -> scaling.txt
+#   verdicts  the verdict pipeline's GPU tests (VerdictsGpu: CUDA trace cases, CUDA cheats), then the full
+#             shipped torchbench dataset ATen against ATen with every check -> verdicts_run/, with the time per test
 #   suites    --suite opinfo and --suite facto on ATen (CUDA, bfloat16) -> opinfo_run/, facto_run/, with
 #             their figures (tools/suite_figures.py) and times; OpInfo needs the expecttest package:
 #             a carried wheel is installed from $WHEELS_DIR (default: the repository root) when it is missing
@@ -130,6 +132,14 @@ for step in "$@"; do
         echo "devices $devices: $(( (end - start) / 1000000 )) ms; $(grep -m1 'correctness score' "$OUT/scaling_$devices.txt")" \
           | tee -a "$OUT/scaling.txt"
       done ;;
+    verdicts) ctest --test-dir build -L gpu -R VerdictsGpu --output-on-failure 2>&1 | tail -30
+      start=$(date +%s%N)
+      build/backendbench --suite torchbench --backend aten --no-baseline-cache --log-dir "$OUT/verdicts_run" \
+        2>"$OUT/verdicts_stderr.txt" | tee "$OUT/verdicts.txt"
+      end=$(date +%s%N)
+      tests=$(python3 -c 'import json,sys;print(len(json.load(open(sys.argv[1]))))' "$OUT/verdicts_run/full_results.json")
+      echo "verdicts: $tests tests in $(( (end - start) / 1000000 )) ms, $(( (end - start) / 1000 / (tests > 0 ? tests : 1) )) us per test"
+      grep -A12 -E "^## (Failures by Type|Excluded Inputs)" "$OUT/verdicts_run/OVERALL_SUMMARY.md" | head -40 ;;
     suites) python3 -c 'import expecttest' 2>/dev/null \
         || python3 -m pip install --no-index --find-links "${WHEELS_DIR:-.}" expecttest 2>&1 | tail -1
       for suite in opinfo facto; do

@@ -43,6 +43,9 @@ struct Kernel {
   std::function<void(torch::jit::Stack&)> call;
   KernelLanguage language = KernelLanguage::aten;
   std::filesystem::path source;  // its file; empty for ATen
+  // The shared object it was compiled into (native kernels): what it links is
+  // checked for borrowed work (observe/linked_symbols.h).
+  std::filesystem::path library;
 
   Kernel() = default;
   template <typename Fn>

@@ -109,6 +109,7 @@ ResolvedKernel resolve_kernel(Backend& backend, const c10::OperatorHandle& op) {
   const std::string from = short_name(base->operator_name());
   const KernelLanguage language = functional.language;
   std::filesystem::path source = functional.source;
+  std::filesystem::path library = functional.library;
   Kernel derived;
   if (is_inplace(schema)) {
     derived = inplace_kernel(std::move(functional), num_args);
@@ -121,6 +122,7 @@ ResolvedKernel resolve_kernel(Backend& backend, const c10::OperatorHandle& op) {
   }
   derived.language = language;  // the derived kernel is the functional one's code
   derived.source = std::move(source);
+  derived.library = std::move(library);
   return {std::move(derived), from};
 }
 

@@ -2,9 +2,7 @@
 
 #include <iostream>
 
-#include "inputs/materialize.h"
 #include "ops/legacy.h"
-#include "ops/resolve.h"
 #include "runner/prepare.h"
 #include "session/devices.h"
 #include "session/suites.h"
@@ -24,22 +22,15 @@ int trace_command(const TraceOptions& o) {
   trace::Tracer tracer;
   size_t replayed = 0;
   for (const auto& r : loaded.records) {
-    const ops::OperatorName name = ops::parse_operator_name(r.op_name);
-    auto resolved = ops::resolve(name);
-    if (auto* e = std::get_if<ops::ResolveError>(&resolved)) {
-      BB_LOG(warning) << r.where.describe() << ": " << e->message;
+    auto prepared = runner::prepare_call(r, device, 0);
+    if (auto* f = std::get_if<runner::PrepareFailure>(&prepared)) {
+      BB_LOG(warning) << r.where.describe() << ": " << f->failure.describe();
       continue;
     }
-    const auto& op = std::get<c10::OperatorHandle>(resolved);
-    auto prepared = runner::prepare_inputs(op, r, device, inputs::test_seed(name.short_name(), r.args_text, 0));
-    if (auto* f = std::get_if<runner::Failure>(&prepared)) {
-      BB_LOG(warning) << r.where.describe() << ": " << f->type << ": " << f->message;
-      continue;
-    }
-    auto& stack = std::get<torch::jit::Stack>(prepared);
+    const auto& call = std::get<runner::PreparedCall>(prepared);
     // Only the call itself is recorded, not the making of its inputs.
     tracer.start();
-    auto failure = runner::capture([&] { op.callBoxed(stack); });
+    auto failure = runner::capture([&] { (void)call.call_aten(); });
     tracer.stop();
     if (failure) {
       BB_LOG(warning) << r.where.describe() << ": " << r.op_name << " raised: " << failure->message;

@@ -4,8 +4,6 @@
 
 #include "data/dataset_write.h"
 #include "inputs/constraints.h"
-#include "inputs/materialize.h"
-#include "ops/resolve.h"
 #include "runner/failure.h"
 #include "runner/evaluate.h"
 #include "runner/prepare.h"
@@ -37,33 +35,25 @@ struct Verdict {
 // Checks and times one record (setting its runtime fields when it runs).
 Verdict judge(data::InputRecord& r, const BuildOptions& o, double floor_ms) {
   if (!r.args) return {false, {"malformed input: " + r.error}};
-  const ops::OperatorName name = ops::parse_operator_name(r.op_name);
-  auto resolved = ops::resolve(name);
-  if (auto* e = std::get_if<ops::ResolveError>(&resolved)) return {false, {e->message}};
-  const auto& op = std::get<c10::OperatorHandle>(resolved);
-
-  const uint64_t seed = inputs::test_seed(name.short_name(), r.args_text, o.seed);
-  auto prepared = runner::prepare_inputs(op, r, o.device, seed);
-  if (auto* f = std::get_if<runner::Failure>(&prepared)) return {false, {f->type + ": " + f->message}};
-  const auto& args = std::get<torch::jit::Stack>(prepared);
+  auto prepared = runner::prepare_call(r, o.device, o.seed);
+  if (auto* f = std::get_if<runner::PrepareFailure>(&prepared)) {
+    if (f->failure.type() == report::ErrorType::unknown_operator) return {false, {f->failure.message}};
+    return {false, {f->failure.describe()}};
+  }
+  const runner::PreparedCall& call = std::get<runner::PreparedCall>(prepared);
 
   timing::Timing t;
-  if (auto f = runner::capture([&] {
-        t = timing::time_call(o.device, [&] {
-          torch::jit::Stack stack = args;
-          op.callBoxed(stack);
-        }, o.timing);
-      })) {
-    return {false, {"the ATen reference raised: " + f->type + ": " + f->message}};
+  if (auto f = runner::capture([&] { t = timing::time_call(o.device, [&] { (void)call.call_aten(); }, o.timing); })) {
+    return {false, {"the ATen reference raised: " + f->describe()}};
   }
   r.runtime_ms = t.median_ms();
   r.relative_runtime_to_kernel_launch = floor_ms > 0 ? t.median_ms() / floor_ms : 0.0;
   r.is_overhead_dominated_op = *r.relative_runtime_to_kernel_launch < o.overhead_threshold;
 
   Verdict v{true, {}};
-  if (auto reason = inputs::untestable_reason(op.operator_name())) {
+  if (auto reason = inputs::untestable_reason(call.op.operator_name())) {
     v.why_excluded.push_back(*reason);
-  } else if (auto random = random_input_reason(op.schema(), *r.args)) {
+  } else if (auto random = random_input_reason(call.op.schema(), *r.args)) {
     v.why_excluded.push_back(*random);
   }
   return v;

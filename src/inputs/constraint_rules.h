@@ -92,6 +92,11 @@ void embedding_bag(Call&, const Constraint&);
 void pool_indices(Call&, const Constraint&);
 // nll_loss's total_weight: the weight (or count) of the targets not ignored.
 void nll_total_weight(Call&, const Constraint&);
+// A backward's `output` and `arg` (cuDNN RNN's reserve buffer) as the forward
+// `of` returns them (outputs 0 and 3) on the consumer's own arguments of the
+// same names, run on their device: the backward needs the buffers of that
+// very forward.
+void from_producer(Call&, const Constraint&);
 
 // --- draw.cpp: drawing and writing index tensors.
 // Fills every element of `t` with values in [low, high). Writes the storage the

@@ -85,6 +85,9 @@ constexpr Constraint kConstraints[] = {
     {.op = "max_pool2d_with_indices_backward", .arg = "indices", .rule = rules::pool_indices},
     {.op = "max_pool3d_with_indices_backward", .arg = "indices", .rule = rules::pool_indices},
 
+    // Buffers only the forward can make.
+    {.op = "_cudnn_rnn_backward", .arg = "reserve", .rule = rules::from_producer, .of = "_cudnn_rnn"},
+
     // Ints into a dim.
     {.op = "select_backward", .arg = "index", .rule = rules::scalar_index, .of = "input_sizes", .dim = "dim"},
     {.op = "select_scatter", .arg = "index", .rule = rules::scalar_index, .of = "self", .dim = "dim"},
@@ -122,6 +125,20 @@ constexpr std::string_view kSparseOnly[] = {
 constexpr std::string_view kUninitialized[] = {
     "empty", "empty_like", "empty_strided", "empty_permuted", "new_empty", "new_empty_strided",
     "_empty_affine_quantized", "_empty_per_channel_affine_quantized", "resize_", "resize_as_",
+};
+
+// Outputs that are workspaces whose bytes ATen does not define (cuDNN's
+// reserve buffers, laid out for the backward), by position: their schemas do
+// not name them.
+struct WorkspaceOutput {
+  std::string_view op;
+  size_t output;
+};
+constexpr WorkspaceOutput kWorkspaceOutputs[] = {
+    {"_cudnn_rnn", 3},             // (output, hy, cy, reserve, weight_buf)
+    {"miopen_rnn", 3},             // (output, hy, cy, reserve, weight_buf)
+    {"cudnn_batch_norm", 3},       // (output, save_mean, save_var, reserve)
+    {"_batch_norm_impl_index", 3}, // (output, save_mean, save_invstd, reserve, impl_index)
 };
 
 // An ATen operator's name as the tables write it: base, and base.overload
@@ -206,6 +223,24 @@ std::optional<std::string> untestable_reason(const c10::OperatorName& op) {
 
 OutputCheck output_check(const c10::OperatorName& op) {
   return listed(op, kUninitialized) ? OutputCheck::metadata_only : OutputCheck::values;
+}
+
+std::vector<OutputCheck> output_checks(const c10::FunctionSchema& schema) {
+  const bool uninitialized = output_check(schema.operator_name()) == OutputCheck::metadata_only;
+  const auto names = aten_names(schema.operator_name());
+  std::vector<OutputCheck> checks;
+  const auto& returns = schema.returns();
+  for (size_t i = 0; i < returns.size(); ++i) {
+    const std::string& name = returns[i].name();
+    const bool bookkeeping = name.starts_with("philox_") || name == "rng_state" || name == "unused" ||
+                             name == "debug_attn_mask";
+    const bool workspace =
+        name == "reserve" || name == "workspace" ||
+        std::any_of(std::begin(kWorkspaceOutputs), std::end(kWorkspaceOutputs),
+                    [&](const WorkspaceOutput& w) { return names && names->matches(w.op) && w.output == i; });
+    checks.push_back(uninitialized || bookkeeping || workspace ? OutputCheck::metadata_only : OutputCheck::values);
+  }
+  return checks;
 }
 
 std::vector<std::string> constrained_operators() {

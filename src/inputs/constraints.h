@@ -46,6 +46,15 @@ std::optional<std::string> untestable_reason(const c10::OperatorName& op);
 enum class OutputCheck { values, metadata_only };
 OutputCheck output_check(const c10::OperatorName& op);
 
+// How each of an operator's outputs is compared: metadata only for all of
+// them when the operator returns uninitialized memory; for a workspace or
+// reserve buffer (cuDNN's RNN reserve, batch norm's reserve: memory laid out
+// for the backward, whose bytes ATen does not define), named by the table
+// kWorkspaceOutputs or by its return name (`reserve`, `workspace`); and for
+// the random-number bookkeeping of attention kernels (philox_seed,
+// philox_offset, rng_state) with their unused and debug outputs.
+std::vector<OutputCheck> output_checks(const c10::FunctionSchema& schema);
+
 // The operators apply_input_constraints rewrites arguments of, as the table
 // names them: "embedding" (every overload) or "index.Tensor" (one overload).
 std::vector<std::string> constrained_operators();

@@ -118,3 +118,23 @@ void nll_total_weight(Call& call, const Constraint& c) {
 }
 
 }  // namespace backendbench::inputs::rules
+
+namespace backendbench::inputs::rules {
+
+void from_producer(Call& call, const Constraint& c) {
+  // The producer (`of`) runs on the arguments' own device: its outputs are laid
+  // out for that device's backward (cuDNN's reserve exists only on CUDA; on
+  // other devices the producer raises and the input is excluded with why).
+  const c10::OperatorHandle producer =
+      c10::Dispatcher::singleton().findSchemaOrThrow(("aten::" + std::string(c.of)).c_str(), "");
+  torch::jit::Stack stack;
+  for (const c10::Argument& a : producer.schema().arguments()) stack.push_back(call[a.name()]);
+  producer.callBoxed(stack);
+  // The producer's outputs the consumer takes, by position: the forward's output and reserve.
+  const auto& returns = producer.schema().returns();
+  if (returns.size() < 4 || stack.size() < 4) throw Unsatisfiable("aten::" + std::string(c.of) + " returned too few outputs");
+  call["output"] = stack[0];
+  call[c.arg] = stack[3];
+}
+
+}  // namespace backendbench::inputs::rules

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <mutex>
+#include <random>
 #include <stdexcept>
 #include <string>
 
@@ -41,6 +42,19 @@ uint64_t test_seed(std::string_view op_name, std::string_view args_text, uint64_
   uint64_t h = util::fnv1a(op_name, util::kFnvOffsetBasis ^ run_seed);
   h = util::fnv1a("|", h);
   return util::fnv1a(args_text, h);
+}
+
+uint64_t draw_secret() {
+  std::random_device device;
+  return (uint64_t{device()} << 32) ^ device();
+}
+
+uint64_t hidden_seed(uint64_t test_seed, uint64_t secret, uint64_t purpose) {
+  // splitmix64's finalizer over the three: every bit of each moves every bit of the result.
+  uint64_t z = test_seed ^ (secret + 0x9E3779B97F4A7C15ULL * (purpose + 1));
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
 }
 
 namespace {
@@ -131,6 +145,11 @@ at::Tensor TensorFactory::make(const spec::TensorSpec& spec) {
                             " dimensions whose size in bytes overflows int64");
   }
   const auto type = to_scalar_type(spec.dtype);
+  if (device_.is_meta()) {  // shapes only: to ask ATen whether it accepts them, without making data
+    const c10::DimVector strides = spec.stride ? c10::DimVector(spec.stride->begin(), spec.stride->end())
+                                               : c10::contiguous_strides(spec.shape);
+    return at::empty_strided(spec.shape, strides, at::TensorOptions().device(device_).dtype(type));
+  }
   const uint64_t seed = seed_ + 0x9E3779B97F4A7C15ULL * ++made_;
   const int64_t extent = spec::storage_extent(spec);
   at::Tensor buffer;

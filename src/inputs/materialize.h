@@ -5,7 +5,7 @@
 // integers from [-9, 10), unsigned from [0, 10), bools from {false, true}, as
 // torch.testing.make_tensor does. A spec with strides becomes an `as_strided`
 // view of a buffer of exactly the extent it needs, so overlapping strides
-// (stride 0 included) work.
+// (stride 0 included) work. On the meta device tensors have shapes only.
 #pragma once
 
 #include <cstdint>
@@ -52,5 +52,13 @@ class TensorFactory {
 
 // A stable 64-bit seed for a test from its operator, arguments and the run seed.
 uint64_t test_seed(std::string_view op_name, std::string_view args_text, uint64_t run_seed);
+
+// A run's secret: drawn when the run starts, handed to its workers over their
+// socket and never written to a file, so no kernel can know the fresh inputs
+// it is checked on.
+uint64_t draw_secret();
+// The seed of a test's fresh inputs: its seed mixed with the run's secret,
+// one stream per `purpose` (fresh values, a neighbouring shape, timing, ...).
+uint64_t hidden_seed(uint64_t test_seed, uint64_t secret, uint64_t purpose);
 
 }  // namespace backendbench::inputs

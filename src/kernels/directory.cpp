@@ -192,6 +192,7 @@ LoadedKernel load_compiled(const c10::OperatorHandle& op, const fs::path& source
   const c10::DispatchKeySet keys(cuda ? c10::DispatchKey::CUDA : c10::DispatchKey::CPU);
   loaded.kernel = backends::Kernel([op, kernel, keys](torch::jit::Stack& stack) { kernel->callBoxed(op, keys, &stack); },
                                    cuda ? backends::KernelLanguage::cuda : backends::KernelLanguage::cpp, source);
+  loaded.kernel.library = compiled.library;
   return loaded;
 }
 

@@ -39,6 +39,16 @@ Json to_json(const CorrectnessResult& r) {
   j["max_abs_error"] = number_or_null(r.max_abs_error);
   j["max_rel_error"] = number_or_null(r.max_rel_error);
   j["test_type"] = "correctness";
+  j["error_budget"] = number_or_null(r.error_budget);
+  j["candidate_error"] = number_or_null(r.candidate_error);
+  j["reference_error"] = number_or_null(r.reference_error);
+  j["reference_precision"] = r.reference_precision;
+  j["reduction_size"] = r.reduction_size ? Json(*r.reduction_size) : Json(nullptr);
+  j["inputs_checked"] = r.inputs_checked;
+  j["notes"] = r.notes;
+  Json calls = Json::object();
+  for (const auto& [op, count] : r.aten_calls) calls[op] = count;
+  j["aten_calls"] = std::move(calls);
   return j;
 }
 
@@ -52,6 +62,7 @@ Json to_json(const PerformanceResult& r) {
   j["error_msg"] = r.error_msg;
   j["successfully_ran"] = r.successfully_ran;
   j["test_type"] = "performance";
+  j["error_type"] = r.error_type;
   j["speedup_ci_low"] = number_or_null(r.speedup_ci_low);
   j["speedup_ci_high"] = number_or_null(r.speedup_ci_high);
   j["reference_samples"] = r.reference_samples;
@@ -80,14 +91,25 @@ Json to_json(const PerformanceResult& r) {
 }
 
 CorrectnessResult correctness_from_json(const Json& j) {
-  return {.op_name = j.at("op_name").get<std::string>(),
-          .args = j.at("args").get<std::string>(),
-          .is_correct = j.at("is_correct").get<bool>(),
-          .error_msg = value_or<std::string>(j, "error_msg", ""),
-          .error_type = value_or<std::string>(j, "error_type", ""),
-          .traceback = value_or<std::string>(j, "traceback", ""),
-          .max_abs_error = optional_field<double>(j, "max_abs_error"),
-          .max_rel_error = optional_field<double>(j, "max_rel_error")};
+  CorrectnessResult r{.op_name = j.at("op_name").get<std::string>(),
+                      .args = j.at("args").get<std::string>(),
+                      .is_correct = j.at("is_correct").get<bool>(),
+                      .error_msg = value_or<std::string>(j, "error_msg", ""),
+                      .error_type = value_or<std::string>(j, "error_type", ""),
+                      .traceback = value_or<std::string>(j, "traceback", ""),
+                      .max_abs_error = optional_field<double>(j, "max_abs_error"),
+                      .max_rel_error = optional_field<double>(j, "max_rel_error"),
+                      .error_budget = optional_field<double>(j, "error_budget"),
+                      .candidate_error = optional_field<double>(j, "candidate_error"),
+                      .reference_error = optional_field<double>(j, "reference_error"),
+                      .reference_precision = value_or<std::string>(j, "reference_precision", ""),
+                      .reduction_size = optional_field<int64_t>(j, "reduction_size"),
+                      .inputs_checked = value_or<size_t>(j, "inputs_checked", 0),
+                      .notes = value_or<std::vector<std::string>>(j, "notes", {})};
+  if (const auto it = j.find("aten_calls"); it != j.end() && it->is_object()) {
+    for (const auto& [op, count] : it->items()) r.aten_calls.emplace_back(op, count.get<size_t>());
+  }
+  return r;
 }
 
 PerformanceResult performance_from_json(const Json& j) {
@@ -98,6 +120,7 @@ PerformanceResult performance_from_json(const Json& j) {
           .reference_time_ms = optional_field<double>(j, "reference_time_ms"),
           .error_msg = value_or<std::string>(j, "error_msg", ""),
           .successfully_ran = j.at("successfully_ran").get<bool>(),
+          .error_type = value_or<std::string>(j, "error_type", ""),
           .speedup_ci_low = optional_field<double>(j, "speedup_ci_low"),
           .speedup_ci_high = optional_field<double>(j, "speedup_ci_high"),
           .reference_samples = value_or<size_t>(j, "reference_samples", 0),

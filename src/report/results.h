@@ -2,8 +2,11 @@
 // CorrectnessTestResult and PerformanceTestResult).
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace backendbench::report {
@@ -17,6 +20,20 @@ struct CorrectnessResult {
   std::string traceback;
   std::optional<double> max_abs_error;  // absent: not measured (written as null)
   std::optional<double> max_rel_error;
+  // Beyond BackendBench's fields: the error budget the floating outputs were
+  // judged by (check/tolerance.h). Errors are relative to |value| + the
+  // output's scale; absent when no floating output was compared.
+  std::optional<double> error_budget;      // the largest error allowed
+  std::optional<double> candidate_error;   // the candidate's largest error
+  std::optional<double> reference_error;   // ATen's own error against the higher-precision reference
+  std::string reference_precision;         // that reference's dtype ("float64"); empty when there was none
+  std::optional<int64_t> reduction_size;   // the largest reduction the budget allowed for
+  size_t inputs_checked = 0;               // inputs the candidate was checked on (the suite's and fresh ones)
+  // Codes for what the checks met: NONDETERMINISTIC_REFERENCE (ATen differs
+  // from itself; the budget was widened by its spread), NO_NEIGHBOUR_SHAPE, ...
+  std::vector<std::string> notes;
+  // The ATen operators the candidate called, with counts ("aten::maximum.default", 3).
+  std::vector<std::pair<std::string, size_t>> aten_calls;
   bool operator==(const CorrectnessResult&) const = default;
 };
 
@@ -57,7 +74,9 @@ struct PerformanceResult {
   std::optional<double> reference_time_ms;  // ATen
   std::string error_msg;
   bool successfully_ran = false;
-  // Beyond BackendBench's fields: how far to trust the speedup.
+  // Beyond BackendBench's fields: what failed (report/error_types.h), empty when it ran.
+  std::string error_type;
+  // How far to trust the speedup.
   std::optional<double> speedup_ci_low, speedup_ci_high;  // from the medians' 95% confidence intervals
   size_t reference_samples = 0, benchmark_samples = 0;
   std::string timing_mode;  // "kernel", "dispatch" or "host" (see timing/timer.h)
@@ -68,12 +87,16 @@ struct PerformanceResult {
   Roofline roofline;                                       // all absent when the test failed
 };
 
-// An input the suite left out without running it, and why (the dataset's
-// why_excluded, a synthetic input, a random operator, --topn-inputs, ...).
+// An input left out without judging the candidate on it, and why: by the
+// suite (the dataset's why_excluded, a synthetic input, a random operator,
+// --topn-inputs, ...) or at run time (ATen raised on it on this device).
 struct ExcludedTest {
   std::string op_name;
   std::string args;
   std::string reason;
+  // Left out when run rather than by the suite: ATen itself raised on it on
+  // this device, or no valid input could be made (the reason says which).
+  bool at_run_time = false;
   bool operator==(const ExcludedTest&) const = default;
 };
 

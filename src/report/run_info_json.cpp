@@ -8,7 +8,7 @@ namespace backendbench::report::detail {
 Json excluded_array(const std::vector<ExcludedTest>& excluded) {
   Json all = Json::array();
   for (const auto& e : excluded) {
-    all.push_back({{"op_name", e.op_name}, {"args", e.args}, {"reason", e.reason}});
+    all.push_back({{"op_name", e.op_name}, {"args", e.args}, {"reason", e.reason}, {"at_run_time", e.at_run_time}});
   }
   return all;
 }
@@ -20,7 +20,7 @@ std::vector<ExcludedTest> read_excluded_array(const nlohmann::json& array) {
     try {
       const auto& e = array[i];
       out.push_back({e.at("op_name").get<std::string>(), e.at("args").get<std::string>(),
-                     e.at("reason").get<std::string>()});
+                     e.at("reason").get<std::string>(), e.value("at_run_time", false)});
     } catch (const std::exception& e) {
       throw std::runtime_error("entry " + std::to_string(i) + ": " + e.what());
     }

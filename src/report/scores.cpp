@@ -3,6 +3,7 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "report/error_types.h"
 #include "report/format.h"
 
 namespace backendbench::report {
@@ -50,6 +51,7 @@ std::vector<OperatorSummary> summarize_operators(const RunResults& results) {
     auto& s = sums[i];
     ++op.performance_tests;
     if (t.successfully_ran) ++op.passed_performance_tests;
+    if (const auto type = parse_error_type(t.error_type); type && is_wrong_result(*type)) ++op.wrong_when_timed;
     bool measured = t.successfully_ran && t.speedup;
     double speedup = measured ? *t.speedup : 1.0;
     s.fallback_sum += speedup;
@@ -64,8 +66,8 @@ std::vector<OperatorSummary> summarize_operators(const RunResults& results) {
   for (size_t i = 0; i < ops.size(); ++i) {
     auto& op = ops[i];
     const auto& s = sums[i];
-    op.all_correct =
-        op.correctness_tests > 0 && op.passed_correctness_tests == op.correctness_tests;
+    op.all_correct = op.correctness_tests > 0 && op.passed_correctness_tests == op.correctness_tests &&
+                     op.wrong_when_timed == 0;
     if (op.performance_tests > 0) {
       auto n = static_cast<double>(op.performance_tests);
       op.geomean_speedup = std::exp(s.fallback_log_sum / n);
@@ -78,6 +80,17 @@ std::vector<OperatorSummary> summarize_operators(const RunResults& results) {
     }
   }
   return ops;
+}
+
+std::map<std::string, size_t> failures_by_type(const RunResults& results) {
+  std::map<std::string, size_t> counts;
+  for (const auto& c : results.correctness) {
+    if (!c.is_correct) ++counts[c.error_type.empty() ? "unknown" : c.error_type];
+  }
+  for (const auto& p : results.performance) {
+    if (!p.successfully_ran) ++counts[p.error_type.empty() ? "PerformanceTestFailed" : p.error_type];
+  }
+  return counts;
 }
 
 Scores compute_scores(const std::vector<OperatorSummary>& ops, double p) {

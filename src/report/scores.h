@@ -7,6 +7,7 @@
 // BackendBench, but is reported as failed and counted in `failed_performance_tests`.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,7 +20,12 @@ struct OperatorSummary {
   std::string op_name;
   size_t correctness_tests = 0, passed_correctness_tests = 0;
   size_t performance_tests = 0, passed_performance_tests = 0;
-  bool all_correct = false;           // every correctness test passed (and there was at least one test)
+  // Performance tests whose checks of the timed calls found wrong results
+  // (WrongWhenTimed, StaleResult, ...): they make the operator incorrect too.
+  size_t wrong_when_timed = 0;
+  // Every correctness test passed (and there was at least one test), and no
+  // performance test found wrong results.
+  bool all_correct = false;
   std::optional<double> geomean_speedup;  // over performance tests, failed ones as 1.0; absent: none
   std::optional<double> mean_speedup;     // the same with the arithmetic mean (OVERALL_SUMMARY.md's table)
   // The CSV keeps BackendBench's definitions: over successful tests only, 0 when none.
@@ -40,6 +46,9 @@ struct Scores {
   size_t failed_correctness_tests = 0;
   size_t failed_performance_tests = 0;
 };
+
+// Failed tests (correctness and performance) counted by error_type.
+std::map<std::string, size_t> failures_by_type(const RunResults& results);
 
 // Per-operator summaries in the order of `results.operators` (duplicates once),
 // followed by any operator that only appears in the test results.

@@ -50,6 +50,8 @@ void write_failure_rules(std::ostringstream& md, const Scores& scores) {
      << "- A failed performance test is reported with `successfully_ran = false` and no "
         "speedup, and enters its operator's performance figure as 1.0 (the ATen fallback, as "
         "in BackendBench).\n"
+     << "- A performance test whose checks of the timed calls find wrong results (`WrongWhenTimed`, "
+        "`StaleResult`, ...) fails, and makes its operator incorrect as well.\n"
      << "- Operators without performance tests are left out of the performance score and "
         "count as not faster than p in Perf@p.\n"
      << "- In `operator_summary.csv`, `avg_speedup` and `geomean_speedup` cover successful "
@@ -89,17 +91,42 @@ void write_speedup_table(std::ostringstream& md, const std::vector<OperatorSumma
   }
 }
 
-// Excluded inputs counted by reason, most frequent first.
+// Excluded inputs counted by reason, most frequent first: those the suite
+// left out, then those left out when run (ATen itself raised on this device).
 void write_exclusions(std::ostringstream& md, const std::vector<ExcludedTest>& excluded) {
-  std::map<std::string, size_t> by_reason;
-  for (const auto& e : excluded) ++by_reason[e.reason];
-  std::vector<std::pair<std::string, size_t>> rows(by_reason.begin(), by_reason.end());
-  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::map<std::string, size_t> by_reason[2];
+  size_t at_run_time = 0;
+  for (const auto& e : excluded) {
+    ++by_reason[e.at_run_time][e.reason];
+    at_run_time += e.at_run_time;
+  }
   md << "## Excluded Inputs\n\n"
-     << excluded.size() << " inputs were left out without running; `excluded_tests.json` lists each.\n\n";
-  if (rows.empty()) return;
-  md << "| Reason | Inputs |\n|--------|--------|\n";
-  for (const auto& [reason, count] : rows) md << "| " << md_cell(reason) << " | " << count << " |\n";
+     << excluded.size() << " inputs were left out without judging the candidate on them; `excluded_tests.json` "
+     << "lists each (`at_run_time: true` for those left out when run).\n\n"
+     << "- " << excluded.size() - at_run_time << " by the suite (the dataset's reasons, random operators, ...).\n"
+     << "- " << at_run_time << " at run time: ATen itself raised on them on this device, or no valid input "
+     << "could be made. A reference that cannot run an input judges nothing, so these are neither passes nor "
+     << "failures.\n\n";
+  for (const bool run_time : {false, true}) {
+    std::vector<std::pair<std::string, size_t>> rows(by_reason[run_time].begin(), by_reason[run_time].end());
+    if (rows.empty()) continue;
+    std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    md << (run_time ? "| Excluded at run time because | Inputs |\n" : "| Excluded by the suite because | Inputs |\n")
+       << "|--------|--------|\n";
+    for (const auto& [reason, count] : rows) md << "| " << md_cell(reason) << " | " << count << " |\n";
+    md << "\n";
+  }
+}
+
+// Failed tests by error_type: each behaviour the checks catch has its own
+// type (README.md, "Checks", says what each means and how to reproduce it).
+void write_failure_types(std::ostringstream& md, const RunResults& results) {
+  const auto counts = failures_by_type(results);
+  if (counts.empty()) return;
+  std::vector<std::pair<std::string, size_t>> rows(counts.begin(), counts.end());
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  md << "## Failures by Type\n\n| Error Type | Tests |\n|------------|-------|\n";
+  for (const auto& [type, count] : rows) md << "| " << md_cell(type) << " | " << count << " |\n";
   md << "\n";
 }
 
@@ -194,6 +221,7 @@ std::string overall_summary_md(const std::vector<OperatorSummary>& ops, const Sc
      << "- **Perf@" << p << " Score**: Rate of correct samples with a speedup greater than " << p
      << "\n\n";
   write_failure_rules(md, scores);
+  write_failure_types(md, results);
   write_exclusions(md, results.excluded);
   write_inputs_per_operator(md, results);
   write_derived(md, results.derived);

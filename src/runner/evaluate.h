@@ -11,7 +11,8 @@
 #include <c10/core/Device.h>
 
 #include "backends/backend.h"
-#include "check/compare.h"
+#include "check/tolerance.h"
+#include "inputs/materialize.h"
 #include "report/results.h"
 #include "suite/suite.h"
 #include "timing/baseline.h"
@@ -22,6 +23,9 @@ namespace backendbench::runner {
 struct RunOptions {
   c10::Device device = c10::Device(c10::kCPU);
   uint64_t seed = 0;  // mixed into every test's input seed
+  // Mixed into the seeds of the fresh inputs the candidate is also checked on
+  // (inputs::draw_secret): a worker gets its run's over its socket.
+  uint64_t secret = inputs::draw_secret();
   check::Tolerance tolerance;
   timing::TimingOptions timing;
   // The time of a call that does no work (empty(0)) on the device, measured

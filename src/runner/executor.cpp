@@ -38,19 +38,18 @@ TestExecutor::OperatorState& TestExecutor::state_of(const std::string& op_name) 
 
 TestOutcome TestExecutor::run(const TestJob& job) {
   OperatorState& state = state_of(job.op_name);
-  if (!state.unknown.empty()) return failed_outcome(job, "UnknownOperator", state.unknown);
-  TestOutcome outcome{.skipped = state.skipped, .derived_from = state.derived_from,
-                      .launch_floor_ms = launch_floor_ms_};
-  if (state.skipped) return outcome;
-  if (job.kind == TestKind::correctness) {
-    outcome.correctness = state.run->correctness(job.input);
-    const auto& r = *outcome.correctness;
-    if (!r.is_correct) BB_LOG(warning) << r.op_name << " " << r.args << ": " << r.error_type << ": " << r.error_msg;
-  } else {
-    outcome.performance = state.run->performance(job.input, job.known_correct);
-    outcome.reference_source = timing::to_string(state.run->reference_source());
-    const auto& r = *outcome.performance;
-    if (!r.successfully_ran) BB_LOG(warning) << r.op_name << " " << r.args << ": performance test failed: " << r.error_msg;
+  if (!state.unknown.empty()) return failed_outcome(job, report::ErrorType::unknown_operator, state.unknown);
+  if (state.skipped) return TestOutcome{.skipped = true, .launch_floor_ms = launch_floor_ms_};
+  TestOutcome outcome = job.kind == TestKind::correctness ? state.run->correctness(job.input)
+                                                          : state.run->performance(job.input, job.known_correct);
+  outcome.derived_from = state.derived_from;
+  outcome.launch_floor_ms = launch_floor_ms_;
+  if (outcome.performance) outcome.reference_source = timing::to_string(state.run->reference_source());
+  if (const auto& r = outcome.correctness; r && !r->is_correct) {
+    BB_LOG(warning) << r->op_name << " " << r->args << ": " << r->error_type << ": " << r->error_msg;
+  }
+  if (const auto& r = outcome.performance; r && !r->successfully_ran) {
+    BB_LOG(warning) << r->op_name << " " << r->args << ": performance test failed: " << r->error_msg;
   }
   return outcome;
 }

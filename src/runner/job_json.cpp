@@ -84,6 +84,10 @@ Json to_json(const TestOutcome& outcome) {
   if (!outcome.derived_from.empty()) j["derived_from"] = outcome.derived_from;
   if (outcome.correctness) j["correctness"] = report::to_json(*outcome.correctness);
   if (outcome.performance) j["performance"] = report::to_json(*outcome.performance);
+  if (outcome.excluded) {
+    j["excluded"] = {{"op_name", outcome.excluded->op_name}, {"args", outcome.excluded->args},
+                     {"reason", outcome.excluded->reason}};
+  }
   j["launch_floor_ms"] = outcome.launch_floor_ms;
   j["time_ms"] = to_json(outcome.time);
   if (!outcome.reference_source.empty()) j["reference_source"] = outcome.reference_source;
@@ -98,6 +102,13 @@ TestOutcome outcome_from_json(const Json& j) {
   if (j.contains("time_ms")) outcome.time = phase_times_from_json(j["time_ms"]);
   if (j.contains("correctness")) outcome.correctness = report::correctness_from_json(j["correctness"]);
   if (j.contains("performance")) outcome.performance = report::performance_from_json(j["performance"]);
+  if (j.contains("excluded")) {
+    const Json& e = j["excluded"];
+    outcome.excluded = report::ExcludedTest{.op_name = e.at("op_name").get<std::string>(),
+                                            .args = e.at("args").get<std::string>(),
+                                            .reason = e.at("reason").get<std::string>(),
+                                            .at_run_time = true};
+  }
   return outcome;
 }
 

@@ -1,52 +1,26 @@
 #include "runner/operator_run.h"
 
+#include <algorithm>
+
 #include <ATen/ATen.h>
 
-#include "inputs/constraints.h"
+#include "inputs/edge_values.h"
 #include "inputs/materialize.h"
+#include "inputs/neighbours.h"
+#include "observe/linked_symbols.h"
+#include "ops/bind.h"
 #include "roofline/annotate.h"
 #include "runner/global_state.h"
 #include "runner/phase.h"
 #include "runner/prepare.h"
-#include "timing/gpu_activity.h"
 
 namespace backendbench::runner {
 namespace {
 
-// Inputs bound to the schema, ready to call: one copy for each side.
-struct Prepared {
-  torch::jit::Stack reference_inputs;
-  torch::jit::Stack candidate_inputs;
-};
+using report::ErrorType;
 
-// Outputs whose values cannot be compared: all of them for operators that
-// return uninitialized memory (empty, ...), and the random-number-generator
-// bookkeeping of attention kernels (philox_seed, philox_offset, rng_state) along
-// with their unused and debug outputs, which change from call to call.
-std::vector<check::Depth> output_depths(const c10::OperatorHandle& op) {
-  const auto& returns = op.schema().returns();
-  const bool uninitialized = inputs::output_check(op.operator_name()) == inputs::OutputCheck::metadata_only;
-  std::vector<check::Depth> depths;
-  for (const auto& ret : returns) {
-    const std::string& name = ret.name();
-    const bool bookkeeping = name.starts_with("philox_") || name == "rng_state" || name == "unused" ||
-                             name == "debug_attn_mask";
-    depths.push_back(uninitialized || bookkeeping ? check::Depth::metadata : check::Depth::values);
-  }
-  return depths;
-}
-
-std::variant<Prepared, Failure> prepare_both(const c10::OperatorHandle& op, const data::InputRecord& input, c10::Device device,
-                                            uint64_t seed) {
-  // The same seed twice: identical inputs, one copy for each side.
-  Prepared p;
-  for (auto* side : {&p.reference_inputs, &p.candidate_inputs}) {
-    auto prepared = prepare_inputs(op, input, device, seed);
-    if (auto* f = std::get_if<Failure>(&prepared)) return *f;
-    *side = std::move(std::get<torch::jit::Stack>(prepared));
-  }
-  return p;
-}
+// The streams of a test's hidden seeds (inputs::hidden_seed).
+enum Purpose : uint64_t { kFreshValues = 1, kNeighbourShape = 2, kTimedInputs = 3, kTimedRefill = 4 };
 
 // The CUDA-graph times of a pair (--cuda-graphs); a side that could not be
 // captured has no time, and graph_error names the side and the reason.
@@ -62,68 +36,464 @@ report::GraphTimes graph_times(const timing::GraphTiming& reference, const timin
   return g;
 }
 
+// Its first line: the dispatcher's "not available for this backend" goes on
+// to list every dispatch key.
+std::string aten_raised(c10::Device device, const Failure& f) {
+  return "ATen raised on " + device.str() + ": " + f.type_name() + ": " + f.message.substr(0, f.message.find('\n'));
+}
+
+// Whether ATen accepts `args` by their shapes alone (on the meta device, with
+// no data made); true also when the operator has no meta kernel to say.
+bool aten_accepts_shapes(const c10::OperatorHandle& op, const spec::Arguments& args) {
+  inputs::TensorFactory meta(c10::Device(c10::kMeta), 0);
+  std::optional<Failure> f = capture([&] {
+    auto bound = ops::bind(op.schema(), args, meta);
+    if (auto* stack = std::get_if<torch::jit::Stack>(&bound)) op.callBoxed(*stack);
+    else throw std::invalid_argument(std::get<ops::BindError>(bound).message);
+  });
+  // An error that mentions the meta device says nothing about the shapes.
+  return !f || f->message.find("Meta") != std::string::npos || f->message.find("meta") != std::string::npos;
+}
+
+bool is_output_failure(ErrorType t) {
+  return check::is_value_failure(t) || t == ErrorType::wrong_dtype || t == ErrorType::wrong_shape ||
+         t == ErrorType::wrong_strides || t == ErrorType::wrong_output_structure || t == ErrorType::wrong_layout ||
+         t == ErrorType::wrong_device;
+}
+
+bool shares_any(const at::Tensor& x, const torch::jit::Stack& stack) {
+  for (const c10::IValue& v : stack) {
+    for (const at::Tensor& y : check::tensors_of(v)) {
+      if (check::shares_memory(x, y)) return true;
+    }
+  }
+  return false;
+}
+
+// The first output of a call that shares memory with an output of the previous
+// call while being no view of its own inputs (views of the inputs, which are
+// the previous call's buffers refilled, share it rightly).
+std::optional<size_t> reused_output(const CandidateRun& now, const CandidateRun& previous) {
+  for (size_t i = 0; i < now.outputs.size(); ++i) {
+    for (const at::Tensor& x : check::tensors_of(now.outputs[i])) {
+      if (shares_any(x, previous.outputs) && !shares_any(x, now.inputs)) return i;
+    }
+  }
+  return std::nullopt;
+}
+
+bool all_bitwise_equal(const torch::jit::Stack& a, const torch::jit::Stack& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const auto x = check::tensors_of(a[i]);
+    const auto y = check::tensors_of(b[i]);
+    if (x.size() != y.size()) return false;
+    for (size_t k = 0; k < x.size(); ++k) {
+      if (!check::bitwise_equal(x[k], y[k])) return false;
+    }
+  }
+  return true;
+}
+
+Failure with_context(Failure f, const std::string& context) {
+  f.message = context + ": " + f.message;
+  return f;
+}
+
 }  // namespace
 
+// What checking one record found: an exclusion, a failure, or a pass, with
+// the figures the result reports.
+struct OperatorRun::Checked {
+  std::optional<std::string> excluded;
+  std::optional<Failure> failure;
+  check::Comparison figures;
+  std::vector<std::string> notes;
+  observe::CallCounts calls;  // the candidate's, over every input
+  size_t inputs_checked = 0;
+
+  void note(const std::string& code) {
+    if (std::find(notes.begin(), notes.end(), code) == notes.end()) notes.push_back(code);
+  }
+  void add_calls(const observe::CallCounts& c) {
+    for (const auto& [op, n] : c) calls[op] += n;
+  }
+};
+
 OperatorRun::OperatorRun(std::string op_name, c10::OperatorHandle op, backends::Kernel kernel, const RunOptions& options,
-            double floor_ms)
+                         double floor_ms)
     : op_name_(std::move(op_name)),
       op_(std::move(op)),
       kernel_(std::move(kernel)),
       options_(options),
-      depths_(output_depths(op_)),
-      floor_ms_(floor_ms) {}
+      floor_ms_(floor_ms),
+      rules_(op_, options.tolerance),
+      borrowed_(op_.operator_name(), kernel_.language),
+      observe_(kernel_.language != backends::KernelLanguage::aten) {}
 
-report::CorrectnessResult OperatorRun::correctness(const data::InputRecord& input) {
-  report::CorrectnessResult r{.op_name = op_name_, .args = input.args_text};
-  auto checked = check_outputs(input);
-  if (auto* f = std::get_if<Failure>(&checked)) {
-    r.error_type = f->type;
-    r.error_msg = f->message;
-    r.traceback = f->traceback;
-    return r;
-  }
-  const auto& comparison = std::get<check::Comparison>(checked);
-  r.is_correct = comparison.matches;
-  if (r.is_correct) passed_.insert(input.args_text);
-  r.max_abs_error = comparison.max_abs_error;
-  r.max_rel_error = comparison.max_rel_error;
-  if (!comparison.matches) {
-    r.error_type = "MismatchError";
-    r.error_msg = comparison.mismatch;
-  }
-  return r;
+uint64_t OperatorRun::seed_of(const data::InputRecord& input) const {
+  return inputs::test_seed(op_name_, input.args_text, options_.seed);
 }
 
-report::PerformanceResult OperatorRun::performance(const data::InputRecord& input, bool known_correct) {
+std::function<torch::jit::Stack()> OperatorRun::truth_on(const torch::jit::Stack& inputs) const {
+  return [this, &inputs] {
+    const auto dtype = check::truth_dtype(inputs);
+    return dtype ? run_truth(op_, inputs, options_.device, *dtype) : torch::jit::Stack{};
+  };
+}
+
+std::function<std::optional<ReferenceRun>()> OperatorRun::rerun_on(const torch::jit::Stack& inputs) const {
+  return [this, &inputs]() -> std::optional<ReferenceRun> {
+    auto again = run_reference(op_, inputs, options_.device, false);
+    if (auto* r = std::get_if<ReferenceRun>(&again)) return std::move(*r);
+    return std::nullopt;
+  };
+}
+
+std::optional<Failure> OperatorRun::borrowed_work(const CandidateRun& candidate, const ReferenceRun& reference) const {
+  if (auto b = borrowed_.check_calls(candidate.calls, reference.calls)) return Failure(b->type, b->message);
+  return std::nullopt;
+}
+
+std::optional<Failure> OperatorRun::linked_work() {
+  if (!linked_) {
+    linked_.emplace();
+    if (!kernel_.library.empty()) {
+      std::vector<observe::LinkedFunction> linked;
+      if (auto f = capture([&] { linked = observe::linked_aten_functions(observe::undefined_symbols(kernel_.library)); })) {
+        linked_->emplace(with_context(*f, "reading the kernel's shared object"));
+      } else if (auto b = borrowed_.check_linked(linked)) {
+        linked_->emplace(Failure(b->type, b->message));
+      }
+    }
+  }
+  return *linked_;
+}
+
+bool OperatorRun::reference_strays(const torch::jit::Stack& inputs) {
+  if (!reference_strays_) reference_strays_ = !reference_stray_work(op_, inputs, options_.device).empty();
+  return reference_strays_;
+}
+
+// Work the candidate left off the current stream, unless ATen's own call does so too.
+std::optional<Failure> OperatorRun::stray_work(const CandidateRun& candidate, const torch::jit::Stack& inputs,
+                                               Checked& out) {
+  if (candidate.stray_work.empty()) return std::nullopt;
+  if (!reference_strays(inputs)) return Failure(ErrorType::side_stream_work, candidate.stray_work);
+  out.note("REFERENCE_USES_OTHER_STREAMS");
+  return std::nullopt;
+}
+
+OperatorRun::Checked OperatorRun::check(const data::InputRecord& input) {
+  Checked out;
+  const c10::Device device = options_.device;
+  const uint64_t seed = seed_of(input);
+  auto made = prepare_inputs(op_, input, device, seed);
+  if (auto* f = std::get_if<PrepareFailure>(&made)) {
+    if (f->unmakeable) {
+      out.excluded = f->failure.message;
+    } else {
+      out.failure = f->failure;
+    }
+    return out;
+  }
+  const torch::jit::Stack inputs = std::move(std::get<torch::jit::Stack>(made));
+  auto referenced = run_reference(op_, inputs, device, observe_);
+  if (auto* f = std::get_if<Failure>(&referenced)) {
+    out.excluded = aten_raised(device, *f);
+    return out;
+  }
+  const ReferenceRun& reference = std::get<ReferenceRun>(referenced);
+  if (auto f = linked_work()) {
+    out.failure = *f;
+    return out;
+  }
+  // The inputs as made, for the truth and for running ATen once more (the
+  // determinism check): the reference's, unless the operator writes some of them.
+  const torch::jit::Stack rerun_inputs = rules_.written.empty() ? reference.inputs : copy_inputs(inputs);
+  auto ran = run_candidate(kernel_, inputs, device, observe_, rules_.written_indices);
+  if (auto* f = std::get_if<Failure>(&ran)) {
+    out.failure = *f;
+    return out;
+  }
+  const CandidateRun& candidate = std::get<CandidateRun>(ran);
+  out.add_calls(candidate.calls);
+  ++out.inputs_checked;
+  if (auto f = borrowed_work(candidate, reference)) {
+    out.failure = *f;
+    return out;
+  }
+  if (auto f = stray_work(candidate, reference.inputs, out)) {
+    out.failure = *f;
+    return out;
+  }
+  const Verdict first = judge(rules_, {.reference = reference, .truth = truth_on(rerun_inputs), .candidate = candidate,
+                                       .pristine = reference.inputs, .rerun_reference = rerun_on(rerun_inputs)});
+  out.figures = first.comparison;
+  if (first.nondeterministic_reference) out.note("NONDETERMINISTIC_REFERENCE");
+  if (first.truth_unavailable) out.note("NO_HIGH_PRECISION_REFERENCE");
+  if (first.failure) {
+    out.failure = first.failure;
+    return out;
+  }
+  check_fresh_values(input, seed, reference, candidate, first, out);
+  if (out.failure) return out;
+  check_neighbour_shape(input, seed, first, out);
+  return out;
+}
+
+// The candidate on one more input of the test; nullopt, with the failure in
+// `out`, when it raised or borrowed ATen's work.
+std::optional<CandidateRun> OperatorRun::run_checked(const torch::jit::Stack& inputs, const ReferenceRun& reference,
+                                                     const std::string& context, Checked& out) {
+  auto ran = run_candidate(kernel_, inputs, options_.device, observe_, rules_.written_indices);
+  if (auto* f = std::get_if<Failure>(&ran)) {
+    out.failure = with_context(*f, context);
+    return std::nullopt;
+  }
+  CandidateRun& candidate = std::get<CandidateRun>(ran);
+  out.add_calls(candidate.calls);
+  ++out.inputs_checked;
+  if (auto f = borrowed_work(candidate, reference)) {
+    out.failure = with_context(*f, context);
+    return std::nullopt;
+  }
+  if (auto f = stray_work(candidate, reference.inputs, out)) {
+    out.failure = with_context(*f, context);
+    return std::nullopt;
+  }
+  return std::move(candidate);
+}
+
+// The suite's input again with fresh values (NaN, +-inf and -0.0 planted),
+// written into the buffers the candidate just had: a result cached by shape or
+// by address is stale.
+void OperatorRun::check_fresh_values(const data::InputRecord& input, uint64_t seed, const ReferenceRun& first_reference,
+                                     const CandidateRun& first, const Verdict& first_verdict, Checked& out) {
+  const c10::Device device = options_.device;
+  const uint64_t fresh_seed = inputs::hidden_seed(seed, options_.secret, kFreshValues);
+  auto made = prepare_inputs(op_, *input.args, device, fresh_seed);
+  if (std::holds_alternative<PrepareFailure>(made)) return out.note("NO_FRESH_INPUT");
+  const torch::jit::Stack fresh = std::move(std::get<torch::jit::Stack>(made));
+  inputs::plant_special_values(fresh, fresh_seed);
+  auto referenced = run_reference(op_, fresh, device, observe_);
+  if (std::holds_alternative<Failure>(referenced)) return out.note("FRESH_INPUT_REJECTED_BY_ATEN");
+  const ReferenceRun& reference = std::get<ReferenceRun>(referenced);
+  const bool same_buffers = refill_inputs(first.inputs, fresh);
+  const torch::jit::Stack candidate_inputs = same_buffers ? first.inputs : copy_inputs(fresh);
+  const std::string context = "on fresh values (NaN, +-inf and -0.0 among them)";
+  const auto ran = run_checked(candidate_inputs, reference, context, out);
+  if (!ran) return;
+  const CandidateRun& candidate = *ran;
+  const torch::jit::Stack& rerun_inputs = rules_.written.empty() ? reference.inputs : fresh;
+  const Verdict verdict = judge(rules_, {.reference = reference, .truth = truth_on(rerun_inputs), .candidate = candidate,
+                                         .pristine = reference.inputs, .fixed_budgets = first_verdict.comparison.budgets,
+                                         .rerun_reference = rerun_on(rerun_inputs)});
+  if (verdict.nondeterministic_reference) out.note("NONDETERMINISTIC_REFERENCE");
+  const auto reused = reused_output(candidate, first);
+  if (verdict.failure && check::is_value_failure(verdict.failure->type()) &&
+      all_bitwise_equal(candidate.snapshot, first.snapshot) &&
+      !all_bitwise_equal(reference.outputs, first_reference.outputs)) {
+    out.failure = Failure(ErrorType::stale_result,
+                          "fresh inputs" + std::string(same_buffers ? " (in the same buffers)" : "") +
+                              " gave exactly the outputs of the previous inputs, where ATen's differ: a result "
+                              "remembered, not computed");
+  } else if (reused) {
+    out.failure = Failure(ErrorType::output_reused,
+                          "output " + std::to_string(*reused) + " shares memory with an output of the previous call: "
+                          "a functional operator returns new memory at every call");
+  } else if (verdict.failure) {
+    out.failure = with_context(*verdict.failure, context);
+  }
+}
+
+// The suite's input with one size one larger or smaller, where ATen accepts it.
+void OperatorRun::check_neighbour_shape(const data::InputRecord& input, uint64_t seed, const Verdict& first,
+                                        Checked& out) {
+  const c10::Device device = options_.device;
+  for (const auto& neighbour : inputs::neighbouring_shapes(*input.args)) {
+    if (!aten_accepts_shapes(op_, neighbour.args)) continue;
+    auto made = prepare_inputs(op_, neighbour.args, device, inputs::hidden_seed(seed, options_.secret, kNeighbourShape));
+    if (std::holds_alternative<PrepareFailure>(made)) continue;
+    const torch::jit::Stack inputs = std::move(std::get<torch::jit::Stack>(made));
+    auto referenced = run_reference(op_, inputs, device, observe_);
+    if (std::holds_alternative<Failure>(referenced)) continue;
+    const ReferenceRun& reference = std::get<ReferenceRun>(referenced);
+    const std::string context = "on a neighbouring shape (" + neighbour.description + ")";
+    const torch::jit::Stack rerun_inputs = rules_.written.empty() ? reference.inputs : copy_inputs(inputs);
+    const auto ran = run_checked(inputs, reference, context, out);
+    if (!ran) return;
+    const CandidateRun& candidate = *ran;
+    const Verdict verdict = judge(rules_, {.reference = reference, .truth = truth_on(rerun_inputs), .candidate = candidate,
+                                           .pristine = reference.inputs, .fixed_budgets = first.comparison.budgets,
+                                           .rerun_reference = rerun_on(rerun_inputs)});
+    if (verdict.nondeterministic_reference) out.note("NONDETERMINISTIC_REFERENCE");
+    if (verdict.failure) {
+      Failure f = with_context(*verdict.failure, context + ", where the suite's shape passed");
+      if (is_output_failure(f.type())) f.kind = {ErrorType::shape_specialized, {}};
+      out.failure = f;
+    }
+    return;
+  }
+  out.note("NO_NEIGHBOUR_SHAPE");
+}
+
+TestOutcome OperatorRun::correctness(const data::InputRecord& input) {
+  TestOutcome outcome;
+  const Checked checked = check(input);
+  if (checked.excluded) {
+    outcome.excluded = report::ExcludedTest{op_name_, input.args_text, *checked.excluded, true};
+    return outcome;
+  }
+  report::CorrectnessResult r{.op_name = op_name_, .args = input.args_text};
+  const auto& c = checked.figures;
+  r.max_abs_error = c.max_abs_error;
+  r.max_rel_error = c.max_rel_error;
+  r.error_budget = c.error_budget;
+  r.candidate_error = c.candidate_error;
+  r.reference_error = c.reference_error;
+  r.reference_precision = c.reference_precision;
+  r.reduction_size = c.reduction_size;
+  r.inputs_checked = checked.inputs_checked;
+  r.notes = checked.notes;
+  if (observe_) {
+    for (const auto& [op, count] : checked.calls) r.aten_calls.emplace_back(observe::display_name(op), count);
+  }
+  if (checked.failure) {
+    r.error_type = checked.failure->type_name();
+    r.error_msg = checked.failure->message;
+    r.traceback = checked.failure->traceback;
+  } else {
+    r.is_correct = true;
+    passed_.insert(input.args_text);
+  }
+  outcome.correctness = std::move(r);
+  return outcome;
+}
+
+// The timed calls' outputs: the last timed call's, against ATen on the timed
+// inputs; then one more call on fresh values written into the timed buffers.
+std::optional<Failure> OperatorRun::check_timed(const data::InputRecord& input, uint64_t seed,
+                                                const torch::jit::Stack& timed_inputs,
+                                                const std::optional<torch::jit::Stack>& last_output) {
+  const c10::Device device = options_.device;
+  std::vector<std::optional<double>> budgets;
+  torch::jit::Stack previous;
+  if (last_output) {
+    auto referenced = run_reference(op_, timed_inputs, device, false);
+    if (auto* f = std::get_if<Failure>(&referenced)) return with_context(*f, "ATen on the timed inputs");
+    const ReferenceRun& reference = std::get<ReferenceRun>(referenced);
+    const CandidateRun candidate{.inputs = timed_inputs, .outputs = *last_output, .snapshot = *last_output};
+    const Verdict verdict = judge(rules_, {.reference = reference, .truth = truth_on(reference.inputs), .candidate = candidate,
+                                           .pristine = reference.inputs, .check_contract = false,
+                                           .rerun_reference = rerun_on(reference.inputs)});
+    if (verdict.failure) {
+      return Failure(ErrorType::wrong_when_timed, "the output of the last timed call: " + verdict.failure->message);
+    }
+    budgets = verdict.comparison.budgets;
+    previous = *last_output;
+  }
+  const uint64_t refill_seed = inputs::hidden_seed(seed, options_.secret, kTimedRefill);
+  auto made = prepare_inputs(op_, *input.args, device, refill_seed);
+  if (std::holds_alternative<PrepareFailure>(made) || !refill_inputs(timed_inputs, std::get<torch::jit::Stack>(made))) {
+    return std::nullopt;
+  }
+  auto referenced = run_reference(op_, timed_inputs, device, false);
+  if (std::holds_alternative<Failure>(referenced)) return std::nullopt;
+  const ReferenceRun& reference = std::get<ReferenceRun>(referenced);
+  // The fresh values as made (the candidate writes the timed buffers of the arguments it writes).
+  const torch::jit::Stack pristine = rules_.written.empty() ? reference.inputs : copy_inputs(timed_inputs);
+  auto ran = run_candidate(kernel_, timed_inputs, device, false, rules_.written_indices);
+  if (auto* f = std::get_if<Failure>(&ran)) return with_context(*f, "after timing, on fresh values in the timed buffers");
+  const CandidateRun& candidate = std::get<CandidateRun>(ran);
+  if (!candidate.stray_work.empty() && !reference_strays(pristine)) {
+    return Failure(ErrorType::side_stream_work, "after timing, on fresh values in the timed buffers: " + candidate.stray_work);
+  }
+  const Verdict verdict = judge(rules_, {.reference = reference, .truth = truth_on(pristine), .candidate = candidate,
+                                         .pristine = pristine, .fixed_budgets = budgets,
+                                         .check_contract = false, .rerun_reference = rerun_on(pristine)});
+  if (!verdict.failure) return std::nullopt;
+  if (!previous.empty() && all_bitwise_equal(candidate.outputs, previous)) {
+    return Failure(ErrorType::stale_result,
+                   "fresh values in the timed buffers gave exactly the output of the timed calls: a result "
+                   "remembered by address, not computed");
+  }
+  return Failure(ErrorType::wrong_when_timed,
+                 "after timing, on fresh values in the timed buffers: " + verdict.failure->message);
+}
+
+TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_correct) {
+  TestOutcome outcome;
   report::PerformanceResult r{.op_name = op_name_, .args = input.args_text};
   reference_source_ = timing::ReferenceSource::timed;
+  const auto fail = [&](const Failure& f) {
+    r.error_type = f.type_name();
+    r.error_msg = f.describe();
+    outcome.performance = r;
+    return outcome;
+  };
+  const auto exclude = [&](const std::string& why) {
+    outcome.excluded = report::ExcludedTest{op_name_, input.args_text, why, true};
+    return outcome;
+  };
   // Only a correct candidate is timed; an input that already passed its
   // correctness test in this run is not checked twice.
   if (!known_correct && !passed_.contains(input.args_text)) {
-    auto checked = check_outputs(input);
-    if (auto* f = std::get_if<Failure>(&checked)) {
-      r.error_msg = f->type + ": " + f->message;
-      return r;
-    }
-    if (const auto& c = std::get<check::Comparison>(checked); !c.matches) {
-      r.error_msg = "MismatchError: " + c.mismatch;
-      return r;
-    }
+    const Checked checked = check(input);
+    if (checked.excluded) return exclude(*checked.excluded);
+    if (checked.failure) return fail(*checked.failure);
   }
-  // Both sides are timed on one copy of the inputs: separate copies sit at
+  // Both sides are timed on one copy of fresh inputs: separate copies sit at
   // other addresses, which alone moves mid-size kernels by a few percent.
-  auto prepared = prepare_inputs(op_, input, options_.device, seed_of(input));
-  if (auto* f = std::get_if<Failure>(&prepared)) {
-    r.error_msg = f->type + ": " + f->message;
-    return r;
+  const uint64_t seed = seed_of(input);
+  auto made = prepare_inputs(op_, input, options_.device, inputs::hidden_seed(seed, options_.secret, kTimedInputs));
+  if (auto* f = std::get_if<PrepareFailure>(&made)) {
+    return f->unmakeable ? exclude(f->failure.message) : fail(f->failure);
   }
-  const torch::jit::Stack& inputs = std::get<torch::jit::Stack>(prepared);
-  auto timed = time_both(input, inputs);
-  if (auto* f = std::get_if<Failure>(&timed)) {
-    r.error_msg = f->type + ": " + f->message;
-    return r;
+  const torch::jit::Stack& inputs = std::get<torch::jit::Stack>(made);
+  // The last timed call's outputs are kept to check them afterwards (both
+  // sides keep theirs, so that they allocate alike), unless the calls write
+  // their inputs or the last calls are CUDA-graph captures.
+  const bool keep_output = rules_.written.empty() && !options_.timing.cuda_graphs;
+  std::optional<torch::jit::Stack> last_output, last_reference_output;
+  bool reference_raised = false;
+  timing::PairedTiming t;
+  GlobalStateGuard state(options_.device);
+  if (auto f = capture([&] {
+        const PhaseScope phase(Phase::timing);
+        const auto reference = [&] {
+          torch::jit::Stack stack = inputs;
+          try {
+            op_.callBoxed(stack);
+          } catch (...) {
+            reference_raised = true;
+            throw;
+          }
+          if (keep_output) last_reference_output = std::move(stack);
+        };
+        const auto candidate = [&] {
+          torch::jit::Stack stack = inputs;
+          kernel_(stack);
+          if (keep_output) last_output = std::move(stack);
+        };
+        timing::BaselineStore::Timed timed =
+            options_.baseline ? options_.baseline->time_pair(options_.device, op_name_, input.args_text, options_.seed,
+                                                             reference, candidate, options_.timing)
+                              : timing::BaselineStore::Timed{
+                                    timing::time_pair(options_.device, reference, candidate, options_.timing)};
+        t = std::move(timed.timing);
+        reference_source_ = timed.source;
+      })) {
+    if (reference_raised) return exclude(aten_raised(options_.device, *f));
+    return fail(with_context(*f, "timing failed"));
   }
-  const timing::PairedTiming& t = std::get<timing::PairedTiming>(timed);
+  if (const auto changed = state.restore(); !changed.empty()) {
+    return fail(Failure(ErrorType::global_state_changed, "while timed: " + describe_global_changes(changed)));
+  }
+  if (!t.candidate.stray_work.empty() && t.reference.stray_work.empty() && !reference_strays(inputs)) {
+    return fail(Failure(ErrorType::side_stream_work, "while timed: " + t.candidate.stray_work));
+  }
+  if (auto f = check_timed(input, seed, inputs, last_output)) return fail(*f);
   r.reference_time_ms = t.reference.median_ms();
   r.benchmark_time_ms = t.candidate.median_ms();
   r.reference_samples = t.reference.stats.samples;
@@ -135,97 +505,18 @@ report::PerformanceResult OperatorRun::performance(const data::InputRecord& inpu
     r.is_overhead_dominated_op = *r.relative_runtime_to_kernel_launch < options_.overhead_threshold;
   }
   if (!(t.candidate.median_ms() > 0.0)) {
+    r.error_type = report::to_string(ErrorType::timing_failed);
     r.error_msg = "the candidate's time was not measurable (" + std::to_string(t.candidate.median_ms()) + " ms)";
-    return r;
+    outcome.performance = r;
+    return outcome;
   }
   r.speedup = t.speedup;
   r.speedup_ci_low = t.speedup_low;
   r.speedup_ci_high = t.speedup_high;
   r.successfully_ran = true;
   roofline::annotate(r, op_, inputs, options_.device);
-  return r;
-}
-
-void OperatorRun::call_reference(const torch::jit::Stack& inputs) {
-  torch::jit::Stack stack = inputs;
-  op_.callBoxed(stack);
-}
-void OperatorRun::call_candidate(const torch::jit::Stack& inputs) {
-  torch::jit::Stack stack = inputs;
-  kernel_(stack);
-}
-
-std::variant<timing::PairedTiming, Failure> OperatorRun::time_both(const data::InputRecord& input,
-                                                                 const torch::jit::Stack& inputs) {
-  const auto reference = [&] { call_reference(inputs); };
-  const auto candidate = [&] { call_candidate(inputs); };
-  const PhaseScope phase(Phase::timing);
-  GlobalStateGuard state(options_.device);
-  timing::BaselineStore::Timed timed;
-  if (auto f = capture([&] {
-        timed = options_.baseline ? options_.baseline->time_pair(options_.device, op_name_, input.args_text,
-                                                                 options_.seed, reference, candidate, options_.timing)
-                                  : timing::BaselineStore::Timed{
-                                        timing::time_pair(options_.device, reference, candidate, options_.timing)};
-      })) {
-    f->message = f->type + ": " + f->message;
-    f->type = "timing failed";  // the message reads "timing failed: <the error's type>: ..."
-    return *f;
-  }
-  reference_source_ = timed.source;
-  if (const auto changed = state.restore(); !changed.empty()) {
-    return Failure{kGlobalStateChanged, describe_global_changes(changed), ""};
-  }
-  if (!timed.timing.candidate.stray_work.empty()) {
-    return Failure{kSideStreamWork, "while timed: " + timed.timing.candidate.stray_work, ""};
-  }
-  return std::move(timed.timing);
-}
-
-uint64_t OperatorRun::seed_of(const data::InputRecord& input) const {
-  return inputs::test_seed(op_name_, input.args_text, options_.seed);
-}
-
-std::variant<check::Comparison, Failure> OperatorRun::check_outputs(const data::InputRecord& input) {
-  auto prepared = prepare_both(op_, input, options_.device, seed_of(input));
-  if (auto* f = std::get_if<Failure>(&prepared)) return *f;
-  auto& p = std::get<Prepared>(prepared);
-  torch::jit::Stack expected = std::move(p.reference_inputs);
-  {
-    const PhaseScope phase(Phase::reference);
-    if (auto f = capture([&] {
-          op_.callBoxed(expected);
-          timing::synchronize(options_.device);
-        })) {
-      f->message = "the ATen reference raised on this input: " + f->message;
-      f->type = "ReferenceError";
-      return *f;
-    }
-  }
-  torch::jit::Stack got = std::move(p.candidate_inputs);
-  // Watched until the outputs are compared: a host thread doing the work late is seen too.
-  timing::GpuWorkWatch watch(options_.device);
-  std::vector<std::string> changed;
-  {
-    const PhaseScope phase(Phase::candidate);
-    GlobalStateGuard state(options_.device);
-    if (auto f = capture([&] {
-          watch.run([&] { kernel_(got); });
-          timing::synchronize(options_.device);  // the kernel's own errors surface here
-        })) {
-      return *f;
-    }
-    changed = state.restore();
-  }
-  if (!changed.empty()) return Failure{kGlobalStateChanged, describe_global_changes(changed), ""};
-  const PhaseScope phase(Phase::compare);
-  std::optional<check::Comparison> comparison;
-  if (auto f = capture([&] { comparison = check::compare_outputs(expected, got, options_.tolerance, depths_); })) {
-    f->message = "comparing outputs failed: " + f->message;
-    return *f;
-  }
-  if (std::string stray = watch.finish(); !stray.empty()) return Failure{kSideStreamWork, stray, ""};
-  return *comparison;
+  outcome.performance = r;
+  return outcome;
 }
 
 }  // namespace backendbench::runner

@@ -1,22 +1,32 @@
-// One operator's tests against a candidate kernel: a correctness test compares
-// the candidate's outputs with ATen's on one input; a performance test (of a
-// correct candidate) times both on the same inputs.
+// One operator's tests against a candidate kernel.
+//
+// A correctness test judges the candidate (runner/judge.h) on three inputs:
+// the suite's; fresh values, with NaN, +-inf and -0.0 planted, written into
+// the same buffers (so a result cached by shape or by address is stale); and
+// a neighbouring shape (inputs/neighbours.h). The fresh ones come from seeds
+// mixed with the run's secret. ATen's own calls on each input tell which
+// calls are borrowed work (observe/borrowed_work.h). An input on which ATen
+// itself raises is excluded, with the reason, rather than judged.
+//
+// A performance test (of a correct candidate) times both sides on fresh
+// buffers, then checks the output of the last timed call and one more call on
+// fresh values in the timed buffers: a kernel that does less work once timed,
+// or caches by address, fails (WrongWhenTimed, StaleResult).
 #pragma once
 
 #include <functional>
 #include <optional>
 #include <string>
 #include <unordered_set>
-#include <variant>
-#include <vector>
 
 #include <ATen/core/dispatch/Dispatcher.h>
 
 #include "backends/backend.h"
 #include "data/inputs.h"
-#include "report/results.h"
+#include "observe/borrowed_work.h"
 #include "runner/evaluate.h"
-#include "runner/failure.h"
+#include "runner/judge.h"
+#include "runner/test_job.h"
 #include "timing/timer.h"
 
 namespace backendbench::runner {
@@ -28,30 +38,48 @@ class OperatorRun {
   OperatorRun(std::string op_name, c10::OperatorHandle op, backends::Kernel kernel, const RunOptions& options,
               double floor_ms);
 
-  report::CorrectnessResult correctness(const data::InputRecord& input);
-  // `known_correct`: this input's correctness test already passed (here or in
-  // another process), so it is not checked again before timing.
-  report::PerformanceResult performance(const data::InputRecord& input, bool known_correct = false);
+  // An outcome with `correctness` or `excluded` set.
+  TestOutcome correctness(const data::InputRecord& input);
+  // An outcome with `performance` or `excluded` set. `known_correct`: this
+  // input's correctness test already passed (here or in another process), so
+  // it is not checked again before timing.
+  TestOutcome performance(const data::InputRecord& input, bool known_correct = false);
   // Where the last performance test's reference timing came from.
   timing::ReferenceSource reference_source() const { return reference_source_; }
 
  private:
-  void call_reference(const torch::jit::Stack& inputs);
-  void call_candidate(const torch::jit::Stack& inputs);
-  // Both sides timed (the reference from the baseline cache when it may be);
-  // a Failure when the candidate's calls left stray GPU work or changed global state.
-  std::variant<timing::PairedTiming, Failure> time_both(const data::InputRecord& input, const torch::jit::Stack& inputs);
+  struct Checked;  // what checking one record found
+  Checked check(const data::InputRecord& input);
+  void check_fresh_values(const data::InputRecord& input, uint64_t seed, const ReferenceRun& reference,
+                          const CandidateRun& candidate, const Verdict& first, Checked& out);
+  std::optional<CandidateRun> run_checked(const torch::jit::Stack& inputs, const ReferenceRun& reference,
+                                         const std::string& context, Checked& out);
+  void check_neighbour_shape(const data::InputRecord& input, uint64_t seed, const Verdict& first, Checked& out);
+  // ATen's outputs on `inputs` in a wider dtype, and ATen once more on them, when the judge needs them.
+  std::function<torch::jit::Stack()> truth_on(const torch::jit::Stack& inputs) const;
+  std::function<std::optional<ReferenceRun>()> rerun_on(const torch::jit::Stack& inputs) const;
+  std::optional<Failure> borrowed_work(const CandidateRun& candidate, const ReferenceRun& reference) const;
+  std::optional<Failure> linked_work();
+  // Whether ATen's own call leaves work on other streams (learnt once per operator).
+  bool reference_strays(const torch::jit::Stack& inputs);
+  std::optional<Failure> stray_work(const CandidateRun& candidate, const torch::jit::Stack& inputs, Checked& out);
+  std::optional<Failure> check_timed(const data::InputRecord& input, uint64_t seed, const torch::jit::Stack& timed_inputs,
+                                     const std::optional<torch::jit::Stack>& last_output);
+
   uint64_t seed_of(const data::InputRecord& input) const;
-  std::variant<check::Comparison, Failure> check_outputs(const data::InputRecord& input);
 
   std::string op_name_;
   c10::OperatorHandle op_;
   backends::Kernel kernel_;
   const RunOptions& options_;
-  const std::vector<check::Depth> depths_;
   const double floor_ms_;
-  std::unordered_set<std::string> passed_;  // args of the correctness tests that passed
+  JudgeRules rules_;
+  observe::BorrowedWorkCheck borrowed_;
+  bool observe_;  // the candidate is not ATen itself: its calls (and ATen's) are recorded
+  std::optional<std::optional<Failure>> linked_;  // what its shared object links, once read
+  std::unordered_set<std::string> passed_;         // args of the correctness tests that passed
   timing::ReferenceSource reference_source_ = timing::ReferenceSource::timed;
+  bool reference_strays_ = false;  // ATen's own calls were seen to leave work on other streams
 };
 
 }  // namespace backendbench::runner

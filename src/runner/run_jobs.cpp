@@ -13,15 +13,13 @@ namespace {
 
 report::Progress::Status status_of(const TestOutcome& o) {
   using Status = report::Progress::Status;
-  if (o.skipped) return Status::skipped;
+  if (o.skipped || o.excluded) return Status::skipped;
   if (o.correctness) {
     if (o.correctness->is_correct) return Status::passed;
     return lost_worker(o.correctness->error_type) ? Status::crashed : Status::failed;
   }
   if (o.performance && o.performance->successfully_ran) return Status::passed;
-  const std::string& msg = o.performance ? o.performance->error_msg : std::string();
-  const std::string type = msg.substr(0, msg.find(':'));
-  return lost_worker(type) ? Status::crashed : Status::failed;
+  return o.performance && lost_worker(o.performance->error_type) ? Status::crashed : Status::failed;
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 #include "runner/test_job.h"
 
+#include <unordered_set>
+
 #include "ops/resolve.h"
+#include "report/scores.h"
 #include "util/log.h"
 
 namespace backendbench::runner {
@@ -24,24 +27,27 @@ std::vector<TestJob> make_jobs(const suite::Suite& suite) {
 }
 
 bool lost_worker(const std::string& error_type) {
-  return error_type == kWorkerCrash || error_type == kTimeout || error_type == kWorkerStartFailed;
+  const auto type = report::parse_error_type(error_type);
+  return type == kWorkerCrash || type == kTimeout || type == kWorkerStartFailed;
 }
 
-TestOutcome failed_outcome(const TestJob& job, const std::string& type, const std::string& message) {
+TestOutcome failed_outcome(const TestJob& job, report::ErrorType type, const std::string& message) {
   const std::string op_name = ops::parse_operator_name(job.op_name).short_name();
+  const std::string name(report::to_string(type));
   TestOutcome outcome;
   if (job.kind == TestKind::correctness) {
     outcome.correctness = report::CorrectnessResult{
-        .op_name = op_name, .args = job.input.args_text, .error_msg = message, .error_type = type};
+        .op_name = op_name, .args = job.input.args_text, .error_msg = message, .error_type = name};
   } else {
-    outcome.performance =
-        report::PerformanceResult{.op_name = op_name, .args = job.input.args_text, .error_msg = type + ": " + message};
+    outcome.performance = report::PerformanceResult{
+        .op_name = op_name, .args = job.input.args_text, .error_msg = name + ": " + message, .error_type = name};
   }
   return outcome;
 }
 
 report::RunResults assemble_results(const std::vector<TestJob>& jobs, const std::vector<TestOutcome>& outcomes) {
   report::RunResults results;
+  std::unordered_set<std::string> excluded;  // "op|args": an input's two tests exclude it once
   struct Counts {
     size_t passed = 0, correctness = 0, timed = 0, performance = 0;
   };
@@ -51,6 +57,14 @@ report::RunResults assemble_results(const std::vector<TestJob>& jobs, const std:
     for (size_t i = begin; i < end; ++i) {
       const TestOutcome& o = outcomes[i];
       if (o.skipped) continue;
+      if (o.excluded) {
+        if (excluded.insert(o.excluded->op_name + "|" + o.excluded->args).second) {
+          BB_LOG(warning) << o.excluded->op_name << " " << o.excluded->args << ": excluded at run time: "
+                          << o.excluded->reason;
+          results.excluded.push_back(*o.excluded);
+        }
+        continue;
+      }
       if (o.correctness) {
         name = o.correctness->op_name;
         ++counts.correctness;
@@ -79,6 +93,15 @@ report::RunResults assemble_results(const std::vector<TestJob>& jobs, const std:
       begin = i;
     }
   }
+  if (!excluded.empty()) {
+    BB_LOG(warning) << excluded.size() << " inputs were excluded at run time (ATen itself raised on them on this "
+                    << "device, or no valid input could be made); excluded_tests.json lists them with the reason";
+  }
+  std::string by_type;
+  for (const auto& [type, count] : report::failures_by_type(results)) {
+    by_type += (by_type.empty() ? "" : ", ") + type + " " + std::to_string(count);
+  }
+  if (!by_type.empty()) BB_LOG(info) << "failed tests by type: " << by_type;
   return results;
 }
 

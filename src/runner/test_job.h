@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "data/inputs.h"
+#include "report/error_types.h"
 #include "report/results.h"
 #include "runner/time_split.h"
 #include "suite/suite.h"
@@ -37,8 +38,12 @@ struct TestOutcome {
   // operator is not counted, as in BackendBench.
   bool skipped = false;
   std::string derived_from;  // the kernel was derived from this overload's ("add.Tensor")
+  // Exactly one of these three, unless skipped.
   std::optional<report::CorrectnessResult> correctness;  // for correctness jobs
   std::optional<report::PerformanceResult> performance;  // for performance jobs
+  // The input was left out when run: ATen raised on it on this device, or no
+  // valid input could be made. Neither a pass nor a failure of the candidate.
+  std::optional<report::ExcludedTest> excluded;
   double launch_floor_ms = 0;  // the floor the test's overhead figures used
   PhaseTimes time;             // where the test's time went, as measured where it ran
   std::string reference_source;  // performance tests: "timed", "cached" or "audited" (timing/baseline.h)
@@ -52,18 +57,20 @@ using OnFinished = std::function<void(size_t job_index, const TestOutcome& outco
 std::vector<TestJob> make_jobs(const suite::Suite& suite);
 
 // The error types of tests that lost their worker process (workers/pool.h).
-inline constexpr const char* kWorkerCrash = "WorkerCrash";
-inline constexpr const char* kTimeout = "Timeout";
-inline constexpr const char* kWorkerStartFailed = "WorkerStartFailed";
-// Whether `error_type` says the test lost its worker rather than failed in it.
+inline constexpr report::ErrorType kWorkerCrash = report::ErrorType::worker_crash;
+inline constexpr report::ErrorType kTimeout = report::ErrorType::timeout;
+inline constexpr report::ErrorType kWorkerStartFailed = report::ErrorType::worker_start_failed;
+// Whether `error_type` (a result's) says the test lost its worker rather than failed in it.
 bool lost_worker(const std::string& error_type);
 
 // A failed outcome for `job` that never produced one of its own (its worker
-// crashed, timed out or could not start): `type` as a correctness error_type.
-TestOutcome failed_outcome(const TestJob& job, const std::string& type, const std::string& message);
+// crashed, timed out or could not start, its operator is unknown).
+TestOutcome failed_outcome(const TestJob& job, report::ErrorType type, const std::string& message);
 
 // The run's results from the outcomes of `jobs` (outcomes[i] is jobs[i]'s), in
-// suite order; logs each operator's pass counts.
+// suite order; logs each operator's pass counts. Inputs excluded at run time go
+// to `excluded` (once per input); an operator all of whose inputs were
+// excluded is not counted.
 report::RunResults assemble_results(const std::vector<TestJob>& jobs, const std::vector<TestOutcome>& outcomes);
 
 }  // namespace backendbench::runner

@@ -8,8 +8,6 @@
 #include <stdexcept>
 
 #include "backends/aten.h"
-#include "inputs/materialize.h"
-#include "ops/resolve.h"
 #include "runner/evaluate.h"
 #include "runner/prepare.h"
 #include "session/devices.h"
@@ -110,18 +108,13 @@ ProfiledInput profile_input(const BenchTimingRequest& r, size_t k, size_t calls)
                        " inputs (0 to " + std::to_string(suite.operators.size() - 1) + ")");
   }
   const data::InputRecord& input = suite.operators[k].correctness.front();
-  const ops::OperatorName name = ops::parse_operator_name(input.op_name);
-  auto resolved = ops::resolve(name);
-  if (auto* e = std::get_if<ops::ResolveError>(&resolved)) throw std::runtime_error(input.op_name + ": " + e->message);
-  const auto& op = std::get<c10::OperatorHandle>(resolved);
-  // The seed run_suite uses for this input, so the tensors are the ones bench-timing timed.
-  auto prepared = runner::prepare_inputs(op, input, device, inputs::test_seed(name.short_name(), input.args_text, 0));
-  if (auto* f = std::get_if<runner::Failure>(&prepared)) throw std::runtime_error(f->type + ": " + f->message);
-  const torch::jit::Stack& stack = std::get<torch::jit::Stack>(prepared);
-  const auto call = [&] {
-    torch::jit::Stack copy = stack;
-    op.callBoxed(copy);
-  };
+  // The seed run_suite uses for this input's correctness test (its timed inputs are fresh ones of the same shapes).
+  auto prepared = runner::prepare_call(input, device, 0);
+  if (auto* f = std::get_if<runner::PrepareFailure>(&prepared)) {
+    throw std::runtime_error(input.op_name + ": " + f->failure.describe());
+  }
+  const auto& prepared_call = std::get<runner::PreparedCall>(prepared);
+  const auto call = [&] { (void)prepared_call.call_aten(); };
   // Under a profiler CUPTI is the profiler's: the engine's own median is taken with events.
   timing::TimingOptions o = r.timing;
   o.cupti = false;

@@ -111,6 +111,7 @@ workers::PoolOptions pool_options(const RunRequest& r, const runner::RunOptions&
   pool.executable = r.workers.executable;
   pool.config = {.backend = r.backend,
                  .seed = run.seed,
+                 .secret = run.secret,
                  .tolerance = run.tolerance,
                  .timing = run.timing,
                  .baseline_cache = reuses_baselines(r, run.device),

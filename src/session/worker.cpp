@@ -58,6 +58,7 @@ int serve_as_worker() {
     run.device = c10::Device(config.device);
     on_device.emplace(run.device);
     run.seed = config.seed;
+    run.secret = config.secret;
     run.tolerance = config.tolerance;
     run.timing = config.timing;
     backend = make_backend(config.backend);

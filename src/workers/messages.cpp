@@ -15,6 +15,7 @@ Json to_json(const WorkerConfig& c) {
           {"kernels_dir", c.backend.kernels_dir.string()},
           {"device", c.device},
           {"seed", c.seed},
+          {"secret", c.secret},
           {"atol", c.tolerance.atol},
           {"rtol", c.tolerance.rtol},
           {"timing", timing::to_json(c.timing)},
@@ -34,6 +35,7 @@ WorkerConfig config_from_json(const Json& j) {
                .kernels_dir = j.at("kernels_dir").get<std::string>()};
   c.device = j.at("device").get<std::string>();
   c.seed = j.at("seed").get<uint64_t>();
+  c.secret = j.at("secret").get<uint64_t>();
   c.tolerance = {.atol = j.at("atol").get<double>(), .rtol = j.at("rtol").get<double>()};
   c.timing = timing::timing_options_from_json(j.at("timing"));
   c.baseline_cache = j.at("baseline_cache").get<bool>();

@@ -17,7 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/backend.h"
-#include "check/compare.h"
+#include "check/tolerance.h"
 #include "timing/timer.h"
 
 namespace backendbench::workers {
@@ -27,6 +27,9 @@ struct WorkerConfig {
   backends::BackendSpec backend;
   std::string device = "cpu";  // this worker's device: "cpu", "cuda:1"
   uint64_t seed = 0;
+  // The run's secret (runner::RunOptions::secret): sent over the socket only,
+  // never written to a file a kernel could read.
+  uint64_t secret = 0;
   check::Tolerance tolerance;
   timing::TimingOptions timing;
   bool baseline_cache = true;

@@ -298,7 +298,7 @@ class Pool {
   }
 
   // The worker (already reaped) is gone; its test, if any, is retried or recorded.
-  void worker_lost(Slot& slot, const std::string& type, const std::string& reason) {
+  void worker_lost(Slot& slot, report::ErrorType type, const std::string& reason) {
     slot.state = Slot::State::stopped;
     if (!slot.job) return;
     const size_t index = *slot.job;
@@ -308,7 +308,7 @@ class Pool {
 
   // A test whose worker was lost runs once more in a fresh worker; a second
   // loss is its result (`reported`: the test's own outcome, when it sent one).
-  void job_lost(size_t index, const std::string& type, const std::string& reason, const runner::TestOutcome* reported) {
+  void job_lost(size_t index, report::ErrorType type, const std::string& reason, const runner::TestOutcome* reported) {
     const runner::TestJob& job = jobs_[index];
     if (++losses_[index] < 2) {
       BB_LOG(warning) << job.op_name << " " << job.input.args_text << ": " << reason
@@ -324,7 +324,7 @@ class Pool {
     } else {
       outcome = runner::failed_outcome(job, type, reason + ", also when run again in a fresh worker");
     }
-    BB_LOG(warning) << job.op_name << " " << job.input.args_text << ": " << type << ": " << reason;
+    BB_LOG(warning) << job.op_name << " " << job.input.args_text << ": " << report::to_string(type) << ": " << reason;
     finish(index, outcome);
   }
 

@@ -83,7 +83,7 @@ TEST_F(CliPython, AFailingKernelFailsItsOperatorWithThePythonTraceback) {
 TEST_F(CliPython, KernelOutputGoesToStderr) {
   write("k/relu/relu_implementation_1.py",
         "import sys, torch\n\ndef relu_kernel_impl(x):\n    print('KERNEL-SAYS-HELLO')\n"
-        "    sys.stdout.write('KERNEL-WRITES\\n')\n    return torch.clamp_min(x, 0)\n");
+        "    sys.stdout.write('KERNEL-WRITES\\n')\n    return torch.maximum(x, torch.zeros_like(x))\n");
   for (const std::string workers : {"", " --num-workers 0"}) {
     const Outcome o = run("--suite smoke --backend directory --ops-directory k --device cpu --disable-output-logs" + workers);
     ASSERT_EQ(o.exit_code, 0) << workers << "\n" << o.err;

@@ -1,8 +1,9 @@
 // GPU-only (ctest label `gpu`): GPU work a kernel hides from the current
 // stream is seen (CUPTI activity records, timing/gpu_activity.h). A kernel
-// that works on a side stream and waits for it on the host, and one whose
-// work a host thread launches after the call returned, fail with
-// SideStreamWork on every test; the honest example kernels beside them pass.
+// that works on a side stream and waits for it on the host fails with
+// SideStreamWork on every test, and one whose work a host thread launches
+// after the call returned with SideStreamWork or LateResult; the honest
+// example kernels beside them pass.
 #include <iostream>
 
 #include "e2e/cli_harness.h"
@@ -49,9 +50,13 @@ TEST_F(SideStreams, SideStreamAndHostThreadKernelsAreCaughtAndHonestKernelsPass)
     }
     std::cout << key << ": " << r.value("error_type", "") << " " << r.value("error_msg", "") << "\n";
     EXPECT_FALSE(passed) << r.dump();
-    const std::string message = correctness ? r["error_type"].get<std::string>() : r["error_msg"].get<std::string>();
-    EXPECT_EQ(message.rfind("SideStreamWork", 0), 0u) << r.dump();
+    const std::string type = r["error_type"];
     const std::string why = r["error_msg"];
+    // The host thread's kernel lands a moment after the call returned: seen
+    // launched (SideStreamWork), or seen by its effect on the outputs
+    // (LateResult), whichever comes first.
+    if (op == "abs.default" && type == "LateResult") continue;
+    EXPECT_EQ(type, "SideStreamWork") << r.dump();
     const char* expected = op == "neg.default" ? "on another stream" : "by another thread";
     EXPECT_NE(why.find(expected), std::string::npos) << r.dump();
   }

@@ -223,9 +223,28 @@ TEST(InputConstraints, DifferentSeedsDrawDifferentIndices) {
   EXPECT_FALSE(at::equal(a[2].toTensor(), b[2].toTensor()));
 }
 
+// cuDNN's RNN backward takes the output and reserve buffer of its forward on
+// the same arguments: the forward is run on their device. On the CPU there is
+// none, so the input cannot be made (the runner excludes it with the reason).
+constexpr const char* kRnnBackward = "aten._cudnn_rnn_backward.default";
+constexpr const char* kRnnBackwardArgs =
+    "((T([5, 3, 8], f16), [T([64, 8], f16), T([64, 16], f16), T([64], f16), T([64], f16)], 4, T([1664], f16), "
+    "T([1, 3, 16], f16), T([1, 3, 16], f16), T([5, 3, 16], f16), T([5, 3, 16], f16), None, None, 2, 16, 0, 1, "
+    "False, 0.0, True, False, [], None, T([1000], u8), [True, True, True, True]), {})";
+
+TEST(InputConstraints, CudnnRnnBackwardBuffersComeFromItsForward) {
+  torch::jit::Stack stack = bind_ok(kRnnBackward, kRnnBackwardArgs, kSeed);
+  try {
+    const ConstraintResult r = constrain(kRnnBackward, stack);
+    EXPECT_FALSE(r.ok) << "no cuDNN on the CPU";
+  } catch (const c10::Error& e) {
+    EXPECT_TRUE(backendbench::testing::contains(e.what_without_backtrace(), "_cudnn_rnn"));
+  }
+}
+
 TEST(InputConstraints, EveryConstrainedOperatorHasACase) {
   for (const auto& entry : constrained_operators()) {
-    bool found = false;
+    bool found = entry == ops::parse_operator_name(kRnnBackward).name;  // the test above
     for (const auto& c : cases()) {
       const auto name = ops::parse_operator_name(c.op);
       found |= entry == name.name || entry == name.name + "." + (name.overload.empty() ? "default" : name.overload);

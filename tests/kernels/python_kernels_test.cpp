@@ -71,7 +71,7 @@ TEST_F(PythonLayouts, PregeneratedAttemptsBareNamesAndTheCurrentReleasesSpelling
   expect_examples_correct(by_op);
 
   write(dir_ / "current" / "relu__default" / "relu__default_implementation_v1.py",
-        "import torch\n\ndef relu__default_kernel_impl(x):\n    return torch.clamp_min(x, 0)\n");
+        "import torch\n\ndef relu__default_kernel_impl(x):\n    return torch.maximum(x, torch.zeros_like(x))\n");
   fs::copy_file(kPythonExamples / "add__Tensor" / "add__Tensor_implementation_1.py",
                 dir_ / "current" / "add__Tensor_implementation_v1.py");
   fs::create_directories(dir_ / "current" / "add__Tensor");
@@ -98,7 +98,10 @@ TEST_F(PythonLayouts, ArgumentsArriveAsTorchPassesThemToPythonKernels) {
         "        assert isinstance(kwargs['dtype'], torch.dtype), kwargs\n"
         "    if len(args) == 3:\n"
         "        assert keepdim is True, 'a default was passed'\n"
-        "    return torch.sum(x, dim, keepdim=keepdim, dtype=kwargs.get('dtype'))\n");
+        "    y = x.to(kwargs.get('dtype') or x.dtype)\n"
+        "    for d in dim:  # the sum along d (kept) as the last of its running sums: torch.sum would be borrowed work\n"
+        "        y = torch.cumsum(y, d).narrow(d, y.shape[d] - 1, 1)\n"
+        "    return (y if keepdim else y.squeeze(tuple(dim))).contiguous()  # ATen's layout\n");
   DirectoryBackend backend(dir_, test_settings());
   suite::Suite s;
   s.operators = {tests("aten.sum.dim_IntList", {"((T([4, 5], f32), [1]), {})", "((T([4, 5], f32), [0], True), {})",
@@ -170,7 +173,7 @@ TEST_F(PythonLayouts, EachWayAKernelFailsFailsOnlyItsOperatorWithTheTraceback) {
 TEST_F(PythonLayouts, MixedFoldersAndTheChoiceRule) {
   fs::create_directories(dir_ / "relu");
   fs::copy_file(kExamples / "relu" / "relu_implementation_1.cpp", dir_ / "relu" / "relu_implementation_2.cpp");
-  write(dir_ / "relu" / "relu_implementation_1.py", "import torch\n\ndef relu_kernel_impl(x):\n    return x.clamp_min(0)\n");
+  write(dir_ / "relu" / "relu_implementation_1.py", "import torch\n\ndef relu_kernel_impl(x):\n    return torch.maximum(x, torch.zeros_like(x))\n");
   write(dir_ / "relu" / "relu_implementation_10.py", "raise RuntimeError('not this one')\n");
   fs::create_directories(dir_ / "add__Tensor");
   fs::copy_file(kPythonExamples / "add__Tensor" / "add__Tensor_implementation_1.py",
@@ -199,7 +202,7 @@ TEST_F(PythonLayouts, AModuleWithTritonKernelsIsTriton) {
   ASSERT_EQ(::setenv("PYTHONPATH", (dir_ / "site").c_str(), 1), 0);  // before this process starts Python
   write(dir_ / "k" / "relu" / "relu_implementation_1.py",
         "import torch\nimport triton\n\n@triton.jit\ndef relu_triton(x):\n    pass\n\n"
-        "def relu_kernel_impl(x):\n    return x.clamp_min(0)\n");
+        "def relu_kernel_impl(x):\n    return torch.maximum(x, torch.zeros_like(x))\n");
   write(dir_ / "k" / "neg" / "neg_implementation_1.py", "import triton\n\ndef neg_kernel_impl(x):\n    return -x\n");
   DirectoryBackend backend(dir_ / "k", test_settings());
   EXPECT_EQ(backend.kernel_for(op("aten::relu", "")).language, backends::KernelLanguage::triton);

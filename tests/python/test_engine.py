@@ -73,8 +73,16 @@ def test_evaluate_reports_wrong_and_raising_functions():
 
 
 def test_evaluate_takes_the_shipped_inputs_by_default():
-    judged = backendbench.evaluate("aten.relu.default", torch.relu, device="cpu", performance=False)
+    judged = backendbench.evaluate("aten.relu.default", lambda x: torch.maximum(x, torch.zeros_like(x)), device="cpu",
+                                   performance=False)
     assert judged.correct and len(judged.correctness) > 5
+
+
+def test_evaluate_catches_borrowed_work():
+    # Calling the operator it replaces is ReferenceFallback, in any language.
+    borrowed = backendbench.evaluate("relu", torch.relu, inputs=["((T([4], f32),), {})"], device="cpu",
+                                     performance=False)
+    assert borrowed.correctness[0].error_type == "ReferenceFallback"
 
 
 def test_evaluate_rejects_unknown_operators_and_bad_inputs():

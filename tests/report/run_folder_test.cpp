@@ -183,13 +183,17 @@ TEST_F(RunFolderTest, FullResultsAreSortedWithBackendBenchKeys) {
   EXPECT_EQ(keys(all[0]),
             (std::vector<std::string>{"op_name", "args", "is_correct", "error_msg", "error_type",
                                       "traceback", "max_abs_error", "max_rel_error",
-                                      "test_type"}));
+                                      "test_type",
+                                      // ours, after BackendBench's: the error budget, the inputs checked, ...
+                                      "error_budget", "candidate_error", "reference_error",
+                                      "reference_precision", "reduction_size", "inputs_checked", "notes",
+                                      "aten_calls"}));
   EXPECT_EQ(keys(all[1]),
             (std::vector<std::string>{"op_name", "args", "speedup", "benchmark_time_ms",
                                       "reference_time_ms", "error_msg", "successfully_ran",
                                       "test_type",
                                       // ours, after BackendBench's
-                                      "speedup_ci_low", "speedup_ci_high", "reference_samples",
+                                      "error_type", "speedup_ci_low", "speedup_ci_high", "reference_samples",
                                       "benchmark_samples", "timing_mode",
                                       "relative_runtime_to_kernel_launch", "is_overhead_dominated_op",
                                       // the roofline figures (null where unknown)

@@ -157,14 +157,18 @@ TEST(Evaluate, WrongArgumentList) {
   EXPECT_TRUE(contains(r.error_msg, "positional"));
 }
 
-TEST(Evaluate, ReferenceRaises) {
-  const auto results =
-      run_aten(suite_of({tests_for("aten.mm.default", {"((T([2, 3], f32), T([4, 5], f32)), {})"})}));
-  ASSERT_EQ(results.correctness.size(), 1u);
-  const auto& r = results.correctness[0];
-  EXPECT_FALSE(r.is_correct);
-  EXPECT_EQ(r.error_type, "ReferenceError");
-  EXPECT_TRUE(contains(r.error_msg, "the ATen reference raised"));
+// An input ATen itself raises on judges nothing: it is excluded at run time
+// with the device and ATen's message, and is neither a pass nor a failure.
+TEST(Evaluate, ReferenceRaisesExcludesTheInput) {
+  const auto results = run_aten(suite_of({tests_for("aten.mm.default", {"((T([2, 3], f32), T([4, 5], f32)), {})"},
+                                                    {"((T([2, 3], f32), T([4, 5], f32)), {})"})}));
+  EXPECT_TRUE(results.correctness.empty());
+  EXPECT_TRUE(results.performance.empty());
+  ASSERT_EQ(results.excluded.size(), 1u);
+  const auto& e = results.excluded[0];
+  EXPECT_TRUE(e.at_run_time);
+  EXPECT_TRUE(contains(e.reason, "ATen raised on cpu"));
+  EXPECT_TRUE(contains(e.reason, "cannot be multiplied"));
 }
 
 TEST(Evaluate, CandidateThrowsStdException) {

@@ -41,16 +41,16 @@ TEST(GlobalState, ACandidateThatLeavesFlagsChangedFailsAndTheFlagsAreRestored) {
                     c10::set_default_dtype(caffe2::TypeMeta::Make<double>());
                   }),
                   options, 0.0);
-  const auto r = run.correctness(testing::record("aten.relu.default", kArgs));
+  const auto r = *run.correctness(testing::record("aten.relu.default", kArgs)).correctness;
   EXPECT_FALSE(r.is_correct);
-  EXPECT_EQ(r.error_type, kGlobalStateChanged);
+  EXPECT_EQ(r.error_type, "GlobalStateChanged");
   EXPECT_TRUE(contains(r.error_msg, "torch.backends.cuda.matmul.allow_tf32")) << r.error_msg;
   EXPECT_TRUE(contains(r.error_msg, "torch.get_default_dtype(): Float -> Double")) << r.error_msg;
   EXPECT_EQ(ctx.allowTF32CuBLAS(), tf32);
   EXPECT_EQ(c10::get_default_dtype(), dtype);
 
   // Timed, too: the flags flipped on every call fail the performance test.
-  const auto p = run.performance(testing::record("aten.relu.default", kArgs), /*known_correct=*/true);
+  const auto p = *run.performance(testing::record("aten.relu.default", kArgs), /*known_correct=*/true).performance;
   EXPECT_FALSE(p.successfully_ran);
   EXPECT_TRUE(p.error_msg.starts_with("GlobalStateChanged: ")) << p.error_msg;
   EXPECT_EQ(ctx.allowTF32CuBLAS(), tf32);
@@ -65,9 +65,9 @@ TEST(GlobalState, ACandidateThatPutsStateBackPasses) {
                     at::globalContext().setDeterministicAlgorithms(false, false);
                   }),
                   options, 0.0);
-  const auto r = run.correctness(testing::record("aten.relu.default", kArgs));
+  const auto r = *run.correctness(testing::record("aten.relu.default", kArgs)).correctness;
   EXPECT_TRUE(r.is_correct) << r.error_type << ": " << r.error_msg;
-  const auto p = run.performance(testing::record("aten.relu.default", kArgs), /*known_correct=*/true);
+  const auto p = *run.performance(testing::record("aten.relu.default", kArgs), /*known_correct=*/true).performance;
   EXPECT_TRUE(p.successfully_ran) << p.error_msg;
 }
 

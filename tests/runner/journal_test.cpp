@@ -36,7 +36,7 @@ TEST(Journal, OutcomesAppendedAreFoundOnResumeOncePerLine) {
   {
     Journal journal(file, kHeader, false);
     journal.append(a, passed(a));
-    journal.append(b, failed_outcome(b, "WorkerCrash", "killed by signal 11"));
+    journal.append(b, failed_outcome(b, report::ErrorType::worker_crash, "killed by signal 11"));
   }
   Journal resumed(file, kHeader, true);
   EXPECT_EQ(resumed.finished_count(), 2u);

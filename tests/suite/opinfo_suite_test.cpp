@@ -144,7 +144,7 @@ TEST_F(OpInfoExport, StoredValuesReachTheStackWithTheSpecsStrides) {
   const c10::OperatorHandle op = op_handle("aten.log.default");
 
   auto prepared = runner::prepare_inputs(op, tests[0], kCpu, 1);
-  ASSERT_TRUE(std::holds_alternative<torch::jit::Stack>(prepared)) << std::get<runner::Failure>(prepared).message;
+  ASSERT_TRUE(std::holds_alternative<torch::jit::Stack>(prepared)) << std::get<runner::PrepareFailure>(prepared).failure.message;
   const at::Tensor x = std::get<torch::jit::Stack>(prepared)[0].toTensor();
   EXPECT_TRUE(at::equal(x, at::tensor({-1.0f, 0.0f, 4.0f})));
   const at::Tensor y = at::log(x);
@@ -158,19 +158,20 @@ TEST_F(OpInfoExport, StoredValuesReachTheStackWithTheSpecsStrides) {
   EXPECT_TRUE(at::equal(t, at::tensor({1.0f, 3.0f, 2.0f, 4.0f}).view({2, 2})));
 }
 
-TEST_F(OpInfoExport, ValuesThatDoNotFitTheArgumentsAreAnInputError) {
+// Values that do not fit the arguments make no input: the test is excluded with the reason.
+TEST_F(OpInfoExport, ValuesThatDoNotFitTheArgumentsMakeNoInput) {
   const Suite s = opinfo_suite_from_export(dir_.path(), {"add.Tensor"});
   data::InputRecord record = s.operators.at(0).correctness.at(0);
   record.values.file = (dir_.path() / "samples" / "log.pt").string();  // one span of 3, not two spans
   auto prepared = runner::prepare_inputs(op_handle("aten.add.Tensor"), record, kCpu, 1);
-  ASSERT_TRUE(std::holds_alternative<runner::Failure>(prepared));
-  EXPECT_EQ(std::get<runner::Failure>(prepared).type, "InputError");
-  EXPECT_TRUE(contains(std::get<runner::Failure>(prepared).message, "do not fit"));
+  ASSERT_TRUE(std::holds_alternative<runner::PrepareFailure>(prepared));
+  EXPECT_TRUE(std::get<runner::PrepareFailure>(prepared).unmakeable);
+  EXPECT_TRUE(contains(std::get<runner::PrepareFailure>(prepared).failure.message, "do not fit"));
 
   record.values.file = (dir_.path() / "missing.pt").string();
   prepared = runner::prepare_inputs(op_handle("aten.add.Tensor"), record, kCpu, 1);
-  ASSERT_TRUE(std::holds_alternative<runner::Failure>(prepared));
-  EXPECT_TRUE(contains(std::get<runner::Failure>(prepared).message, "missing.pt"));
+  ASSERT_TRUE(std::holds_alternative<runner::PrepareFailure>(prepared));
+  EXPECT_TRUE(contains(std::get<runner::PrepareFailure>(prepared).failure.message, "missing.pt"));
 }
 
 TEST_F(OpInfoExport, AStoredRecordSurvivesTheWorkerJsonRoundTrip) {

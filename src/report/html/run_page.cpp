@@ -222,7 +222,8 @@ std::string roofline_section(const RunResults& results, const RunInfo& info, con
   return out + "</details></section>";
 }
 
-// The type a performance failure's message starts with ("MismatchError: ...", "timing failed: ...").
+// The type a performance failure's message starts with ("MismatchError: ...", "timing failed: ..."), for
+// results without an error_type (written before performance results carried one).
 std::string performance_error_type(const std::string& message) {
   const size_t colon = message.find(": ");
   if (colon == std::string::npos || colon > 40) return "PerformanceFailure";
@@ -245,7 +246,9 @@ std::string failures_section(const RunResults& results) {
     groups[c.error_type.empty() ? "(no error type)" : c.error_type].push_back({"correctness", &c.op_name, &c.args, message});
   }
   for (const auto& t : results.performance) {
-    if (!t.successfully_ran) groups[performance_error_type(t.error_msg)].push_back({"performance", &t.op_name, &t.args, t.error_msg});
+    if (t.successfully_ran) continue;
+    const std::string type = t.error_type.empty() ? performance_error_type(t.error_msg) : t.error_type;
+    groups[type].push_back({"performance", &t.op_name, &t.args, t.error_msg});
   }
   std::string out = "<section id=\"failures\"><h2>Failures</h2>";
   if (groups.empty()) return out + "<p class=\"good\">No test failed.</p></section>";

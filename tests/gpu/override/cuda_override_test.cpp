@@ -30,12 +30,11 @@ class CudaOverrides : public ::testing::Test {
   const at::TensorOptions cuda_ = at::TensorOptions().device(c10::kCUDA, 0);
 };
 
-// The CPU examples fall back to ATen for CUDA tensors (relu through clamp_min,
-// add through at::add, its own operator): the CUDA key registration, its
-// counts and the nested call to ATen, without any CUDA kernel.
+// The CUDA examples registered for the CUDA key serve CUDA tensors, counted;
+// a CPU tensor still goes to ATen's CPU kernel, and disabling restores ATen.
 TEST_F(CudaOverrides, ServeCudaTensorsOnly) {
   KernelOverrides overrides;
-  const EnableReport report = overrides.enable(kExamples / "kernels_cpu", c10::DispatchKey::CUDA, test_settings());
+  const EnableReport report = overrides.enable(kExamples / "kernels_cuda", c10::DispatchKey::CUDA, test_settings());
   ASSERT_TRUE(report.overridden.contains("aten::relu"));
   ASSERT_TRUE(report.overridden.contains("aten::add.Tensor"));
 

@@ -26,7 +26,11 @@ at::Tensor relu_kernel_impl(const at::Tensor& self) {
     const scalar_t zero(0);
     for (int64_t i = 0; i < in.numel(); ++i) y[i] = x[i] < zero ? zero : x[i];
   });
-  return out;
+  if (out.strides() == self.strides()) return out;
+  // ATen's relu keeps the input's layout: so does a kernel that replaces it.
+  at::Tensor laid_out = at::empty_like(self);
+  laid_out.copy_(out);
+  return laid_out;
 }
 
 BACKENDBENCH_KERNEL(relu_kernel_impl)
@@ -193,10 +197,9 @@ TEST_F(LlmCli, HangBrokenJsonAndAnEchoedKeyAreRecordedAttemptsAndTheKeyIsNowhere
   EXPECT_FALSE(has(o.err, kFakeKey));
 }
 
-// A kernel that calls the operator it replaces must never be accepted. Disabled
-// until the engine detects such kernels (the verdicts work's ReferenceFallback):
-// today every test of this one passes, so the attempt is judged correct.
-TEST_F(LlmCli, DISABLED_AKernelCallingTheOperatorItReplacesIsNotAccepted) {
+// A kernel that calls the operator it replaces must never be accepted: its
+// tests fail as ReferenceFallback, so the attempt is not a success.
+TEST_F(LlmCli, AKernelCallingTheOperatorItReplacesIsNotAccepted) {
   serve({kernel_answer(kCheating)});
   const Outcome o = run_llm("generate --suite smoke --dsl cpp --device cpu --run-id cheat --max-attempts 1");
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;

@@ -1,0 +1,131 @@
+#include "check/tolerance.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include <ATen/ATen.h>
+
+namespace backendbench::check {
+namespace {
+
+// Precision rank: more mantissa bits rank higher.
+int precision_rank(c10::ScalarType t) {
+  switch (c10::isComplexType(t) ? c10::toRealValueType(t) : t) {
+    case c10::kBFloat16: return 1;
+    case c10::kHalf: return 2;
+    case c10::kFloat: return 3;
+    case c10::kDouble: return 4;
+    default: return 0;
+  }
+}
+
+bool floating(const at::Tensor& t) {
+  return t.defined() && (at::isFloatingType(t.scalar_type()) || at::isComplexType(t.scalar_type()));
+}
+
+// Calls `fn` on every defined tensor of `inputs`, lists included.
+template <typename Fn>
+void each_tensor(const torch::jit::Stack& inputs, Fn&& fn) {
+  for (const c10::IValue& v : inputs) {
+    if (v.isTensor()) {
+      fn(v.toTensor());
+    } else if (v.isList()) {
+      for (const c10::IValue& item : v.toListRef()) {
+        if (item.isTensor()) fn(item.toTensor());
+      }
+    }
+  }
+}
+
+at::Tensor promote(const at::Tensor& t, c10::ScalarType real) {
+  if (!floating(t)) return t;
+  const c10::ScalarType target = at::isComplexType(t.scalar_type()) ? c10::toComplexType(real) : real;
+  return t.to(target);
+}
+
+}  // namespace
+
+double unit_roundoff(c10::ScalarType dtype) {
+  switch (c10::isComplexType(dtype) ? c10::toRealValueType(dtype) : dtype) {
+    case c10::kHalf: return std::ldexp(1.0, -11);
+    case c10::kBFloat16: return std::ldexp(1.0, -8);
+    case c10::kFloat: return std::ldexp(1.0, -24);
+    case c10::kDouble: return std::ldexp(1.0, -53);
+    default: return std::ldexp(1.0, -8);  // 8-bit floats and the like: the coarsest we name
+  }
+}
+
+double least_scale(c10::ScalarType dtype) {
+  return (c10::isComplexType(dtype) ? c10::toRealValueType(dtype) : dtype) == c10::kDouble ? 1e-7 : 1e-5;
+}
+
+double error_budget(c10::ScalarType dtype, int64_t reduction, double reference_error, const Tolerance& cap) {
+  const double floor = kRoundoffFactor * unit_roundoff(dtype) * std::sqrt(static_cast<double>(std::max<int64_t>(reduction, 1)));
+  return std::min(std::max(kReferenceErrorFactor * reference_error, floor), std::max(cap.rtol, cap.atol));
+}
+
+int64_t reduction_size(const torch::jit::Stack& inputs, at::IntArrayRef output_sizes) {
+  int64_t output_numel = 1;
+  for (int64_t s : output_sizes) output_numel *= s;
+  std::optional<int64_t> smallest;
+  each_tensor(inputs, [&](const at::Tensor& t) {
+    if (t.is_sparse() || t.numel() <= output_numel || output_numel == 0) return;
+    // The input's sizes matched against the output's (as a multiset, 1s aside).
+    std::map<int64_t, int> available;
+    for (int64_t s : output_sizes) {
+      if (s > 1) ++available[s];
+    }
+    int64_t shared = 1;
+    for (int64_t s : t.sizes()) {
+      if (s > 1 && available[s] > 0) {
+        --available[s];
+        shared *= s;
+      }
+    }
+    const int64_t per_output = t.numel() / shared;
+    if (per_output > 1) smallest = std::min(smallest.value_or(per_output), per_output);
+  });
+  return smallest.value_or(1);
+}
+
+std::optional<c10::ScalarType> truth_dtype(const torch::jit::Stack& inputs) {
+  int widest = 0;
+  each_tensor(inputs, [&](const at::Tensor& t) {
+    if (floating(t)) widest = std::max(widest, precision_rank(t.scalar_type()));
+  });
+  if (widest == 0 || widest >= precision_rank(c10::kDouble)) return std::nullopt;
+  return widest == precision_rank(c10::kFloat) ? c10::kDouble : c10::kFloat;
+}
+
+torch::jit::Stack promoted(const torch::jit::Stack& inputs, c10::ScalarType dtype) {
+  torch::jit::Stack out;
+  out.reserve(inputs.size());
+  for (const c10::IValue& v : inputs) {
+    if (v.isTensor()) {
+      out.emplace_back(promote(v.toTensor(), dtype));
+    } else if (v.isTensorList()) {
+      c10::List<at::Tensor> list;
+      for (const at::Tensor& t : v.toTensorList()) list.push_back(promote(t, dtype));
+      out.emplace_back(std::move(list));
+    } else if (v.isList() && v.toList().elementType()->isSubtypeOf(*c10::OptionalType::ofTensor())) {
+      c10::List<std::optional<at::Tensor>> list;
+      for (const c10::IValue& item : v.toListRef()) {
+        list.push_back(item.isTensor() ? std::optional(promote(item.toTensor(), dtype)) : std::nullopt);
+      }
+      out.emplace_back(std::move(list));
+    } else {
+      out.push_back(v);
+    }
+  }
+  return out;
+}
+
+bool more_precise(c10::ScalarType truth, c10::ScalarType dtype) {
+  if (c10::isComplexType(truth) != c10::isComplexType(dtype)) return false;
+  const int t = precision_rank(truth), d = precision_rank(dtype);
+  return d > 0 && t > d;
+}
+
+}  // namespace backendbench::check

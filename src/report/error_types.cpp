@@ -1,0 +1,28 @@
+#include "report/error_types.h"
+
+#include "util/name_table.h"
+
+namespace backendbench::report {
+namespace {
+
+// One name per ErrorType, in its order (the last one is checked below).
+constexpr util::NameTable<ErrorType, 32> kNames{{
+    "MalformedInput", "ArgumentError", "UnknownOperator", "Exception", "OutOfMemoryError", "WorkerCrash",
+    "Timeout", "WorkerStartFailed", "TimingFailed", "MismatchError", "PrecisionLoss", "SpecialValueMismatch",
+    "WrongOutputStructure", "WrongDtype", "WrongShape", "WrongDevice", "WrongLayout", "WrongStrides",
+    "InputMutated", "OutputAliasesInput", "MissingAlias", "OutputReused", "WrongInPlaceResult", "WrongOutResult",
+    "ReferenceFallback", "ATenComputeCall", "StaleResult", "LateResult", "ShapeSpecialized", "WrongWhenTimed",
+    "SideStreamWork", "GlobalStateChanged",
+}};
+static_assert(kNames.names.back() == "GlobalStateChanged" &&
+              kNames.name(ErrorType::global_state_changed) == "GlobalStateChanged");
+
+}  // namespace
+
+std::string_view to_string(ErrorType type) { return kNames.name(type); }
+std::optional<ErrorType> parse_error_type(std::string_view name) { return kNames.parse(name); }
+std::span<const std::string_view> error_type_names() { return kNames.all(); }
+
+bool is_wrong_result(ErrorType type) { return type >= ErrorType::mismatch; }
+
+}  // namespace backendbench::report

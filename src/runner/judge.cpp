@@ -1,0 +1,122 @@
+#include "runner/judge.h"
+
+#include <algorithm>
+
+#include <ATen/ATen.h>
+
+#include "inputs/constraints.h"
+#include "runner/phase.h"
+
+namespace backendbench::runner {
+namespace {
+
+using report::ErrorType;
+
+std::vector<check::Depth> output_depths(const c10::FunctionSchema& schema) {
+  std::vector<check::Depth> depths;
+  for (const auto check : inputs::output_checks(schema)) {
+    depths.push_back(check == inputs::OutputCheck::metadata_only ? check::Depth::metadata : check::Depth::values);
+  }
+  return depths;
+}
+
+// The reduction size of each output (tolerance.h), from the inputs' shapes.
+std::vector<int64_t> reduction_sizes(const torch::jit::Stack& inputs, const torch::jit::Stack& outputs) {
+  std::vector<int64_t> sizes;
+  for (const c10::IValue& out : outputs) {
+    const auto tensors = check::tensors_of(out);
+    int64_t k = 1;
+    for (const at::Tensor& t : tensors) {
+      if (t.defined() && t.layout() == at::kStrided) k = std::max(k, check::reduction_size(inputs, t.sizes()));
+    }
+    sizes.push_back(k);
+  }
+  return sizes;
+}
+
+// The outputs (and written arguments) changed after the call returned.
+std::optional<Failure> late_result(const CandidateRun& candidate, const std::vector<size_t>& written) {
+  const torch::jit::Stack now = results_of(candidate.outputs, candidate.inputs, written);
+  for (size_t i = 0; i < now.size() && i < candidate.snapshot.size(); ++i) {
+    const auto after = check::tensors_of(now[i]);
+    const auto at_return = check::tensors_of(candidate.snapshot[i]);
+    for (size_t k = 0; k < after.size() && k < at_return.size(); ++k) {
+      if (after[k].defined() && after[k].layout() == at::kStrided && !check::bitwise_equal(after[k], at_return[k])) {
+        return Failure(ErrorType::late_result,
+                       (i < candidate.outputs.size() ? "output " + std::to_string(i) : "a written argument") +
+                           " changed after the call returned: the work was not done (or not finished on the "
+                           "current stream) when the caller got the result");
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+check::Comparison compare(const JudgeRules& rules, const JudgeInput& in, const torch::jit::Stack& truth,
+                          const std::vector<std::optional<double>>& spread) {
+  check::Expected e{.outputs = in.reference.outputs,
+                    .truth = truth,
+                    .depths = rules.depths,
+                    .spread = spread,
+                    .fixed_budget = truth.empty() ? in.fixed_budgets : std::vector<std::optional<double>>{},
+                    .reduction_size = reduction_sizes(in.pristine, in.reference.outputs)};
+  return check::compare_outputs(e, in.candidate.outputs, rules.tolerance);
+}
+
+}  // namespace
+
+JudgeRules::JudgeRules(const c10::OperatorHandle& op, const check::Tolerance& tolerance)
+    : op(op), depths(output_depths(op.schema())), written(check::written_arguments(op.schema())), tolerance(tolerance) {
+  for (const auto& w : written) written_indices.push_back(w.index);
+}
+
+Verdict judge(const JudgeRules& rules, const JudgeInput& in) {
+  const PhaseScope phase(Phase::compare);
+  Verdict verdict;
+  const auto fail = [&](Failure f) {
+    verdict.failure = std::move(f);
+    return verdict;
+  };
+  if (auto late = late_result(in.candidate, rules.written_indices)) return fail(*late);
+  if (in.check_contract) {
+    const check::CallRecord reference{in.reference.inputs, in.reference.outputs};
+    const check::CallRecord candidate{in.candidate.inputs, in.candidate.outputs};
+    if (auto v = check::check_contract(rules.op.schema(), reference, candidate, in.pristine)) {
+      return fail(Failure(v->type, v->message));
+    }
+  }
+  std::vector<std::optional<double>> spread;
+  torch::jit::Stack truth;
+  verdict.comparison = compare(rules, in, truth, spread);
+  const auto differs = [&] { return !verdict.comparison.matches && check::is_value_failure(verdict.comparison.type); };
+  // Values unlike ATen's within the budget's floor: judged against the truth.
+  if (differs() && in.truth) {
+    truth = in.truth();
+    verdict.truth_unavailable = truth.empty();
+    if (!truth.empty()) verdict.comparison = compare(rules, in, truth, spread);
+  }
+  // Still unlike ATen's: is ATen itself unlike ATen on this input?
+  if (differs() && in.rerun_reference) {
+    if (const auto again = in.rerun_reference()) {
+      spread = check::run_to_run_spread(in.reference.outputs, again->outputs);
+      if (std::any_of(spread.begin(), spread.end(), [](const auto& d) { return d.has_value(); })) {
+        verdict.nondeterministic_reference = true;
+        verdict.comparison = compare(rules, in, truth, spread);
+      }
+    }
+  }
+  if (!verdict.comparison.matches) return fail(Failure(verdict.comparison.type, verdict.comparison.mismatch));
+  // Written arguments that no output stands for: their values as ATen wrote them.
+  for (const auto& w : rules.written) {
+    if (w.returned || w.index >= in.candidate.inputs.size() || w.index >= in.reference.inputs.size()) continue;
+    check::Expected e{.outputs = {in.reference.inputs[w.index]}};
+    const check::Comparison c = check::compare_outputs(e, {in.candidate.inputs[w.index]}, rules.tolerance);
+    if (!c.matches) {
+      const ErrorType type = check::is_value_failure(c.type) ? w.wrong_value : c.type;
+      return fail(Failure(type, "the written argument '" + w.name + "': " + c.mismatch));
+    }
+  }
+  return verdict;
+}
+
+}  // namespace backendbench::runner

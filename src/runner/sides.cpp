@@ -1,0 +1,112 @@
+#include "runner/sides.h"
+
+#include <memory>
+
+#include <ATen/ATen.h>
+
+#include "check/tolerance.h"
+#include "runner/global_state.h"
+#include "runner/phase.h"
+#include "runner/prepare.h"
+#include "timing/gpu_activity.h"
+#include "timing/timer.h"
+
+namespace backendbench::runner {
+namespace {
+
+c10::IValue snapshot_of(const c10::IValue& v) {
+  if (v.isTensor()) {
+    const at::Tensor& t = v.toTensor();
+    return t.defined() ? t.clone() : t;
+  }
+  if (v.isTensorList()) {
+    c10::List<at::Tensor> list;
+    for (const at::Tensor& t : v.toTensorList()) list.push_back(t.defined() ? t.clone() : t);
+    return list;
+  }
+  if (v.isTuple()) {
+    std::vector<c10::IValue> items;
+    for (const c10::IValue& item : v.toTupleRef().elements()) items.push_back(snapshot_of(item));
+    return c10::ivalue::Tuple::create(std::move(items));
+  }
+  return v;
+}
+
+}  // namespace
+
+std::variant<ReferenceRun, Failure> run_reference(const c10::OperatorHandle& op, const torch::jit::Stack& inputs,
+                                                  c10::Device device, bool observe) {
+  ReferenceRun run{.inputs = copy_inputs(inputs)};
+  const PhaseScope phase(Phase::reference);
+  std::optional<observe::AtenCallRecorder> recorder;
+  if (observe) recorder.emplace();
+  auto failure = capture([&] {
+    run.outputs = run.inputs;
+    op.callBoxed(run.outputs);
+    timing::synchronize(device);
+  });
+  if (recorder) run.calls = recorder->finish();
+  if (failure) return *failure;
+  return run;
+}
+
+std::string reference_stray_work(const c10::OperatorHandle& op, const torch::jit::Stack& inputs, c10::Device device) {
+  const PhaseScope phase(Phase::reference);
+  timing::GpuWorkWatch watch(device);
+  torch::jit::Stack stack = copy_inputs(inputs);
+  const bool raised = capture([&] { watch.run([&] { op.callBoxed(stack); }); }).has_value();
+  std::string stray = watch.finish();
+  return raised ? std::string() : stray;
+}
+
+torch::jit::Stack run_truth(const c10::OperatorHandle& op, const torch::jit::Stack& inputs, c10::Device device,
+                            c10::ScalarType dtype) {
+  const PhaseScope phase(Phase::reference);
+  torch::jit::Stack stack;
+  if (capture([&] {
+        stack = check::promoted(copy_inputs(inputs), dtype);  // copies: an in-place operator writes its inputs
+        op.callBoxed(stack);
+        timing::synchronize(device);
+      })) {
+    return {};
+  }
+  return stack;
+}
+
+torch::jit::Stack results_of(const torch::jit::Stack& outputs, const torch::jit::Stack& inputs,
+                             const std::vector<size_t>& written) {
+  torch::jit::Stack all = outputs;
+  for (size_t j : written) {
+    if (j < inputs.size()) all.push_back(inputs[j]);
+  }
+  return all;
+}
+
+std::variant<CandidateRun, Failure> run_candidate(const backends::Kernel& kernel, const torch::jit::Stack& inputs,
+                                                  c10::Device device, bool observe, const std::vector<size_t>& written) {
+  CandidateRun run{.inputs = inputs};
+  const PhaseScope phase(Phase::candidate);
+  GlobalStateGuard state(device);
+  // GPU work the call leaves on other streams, or launches from other threads, is seen until the device is idle.
+  timing::GpuWorkWatch watch(device);
+  std::optional<observe::AtenCallRecorder> recorder;
+  if (observe) recorder.emplace();
+  auto failure = capture([&] {
+    run.outputs = inputs;
+    watch.run([&] { kernel(run.outputs); });
+    if (recorder) run.calls = recorder->finish();
+    // Copied right away, queued behind the call on the current stream: what a
+    // caller that does not synchronize had when the call returned.
+    for (const c10::IValue& v : results_of(run.outputs, run.inputs, written)) run.snapshot.push_back(snapshot_of(v));
+    timing::synchronize(device);  // the kernel's own errors surface here
+  });
+  if (recorder) run.calls = recorder->finish();
+  if (failure) return *failure;
+  if (const auto changed = state.restore(); !changed.empty()) {
+    return Failure(report::ErrorType::global_state_changed, describe_global_changes(changed));
+  }
+  run.stray_work = watch.finish();
+  return run;
+}
+
+}  // namespace backendbench::runner

@@ -1,0 +1,63 @@
+// Running each side of a test on one input: ATen (the reference, and its
+// higher-precision run, the truth) and the candidate, each marked with its
+// runner::Phase, each synchronized so that asynchronous errors surface in
+// the side that caused them.
+#pragma once
+
+#include <optional>
+#include <variant>
+#include <vector>
+
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/core/stack.h>
+#include <c10/core/Device.h>
+
+#include "backends/backend.h"
+#include "observe/aten_calls.h"
+#include "runner/failure.h"
+
+namespace backendbench::runner {
+
+struct ReferenceRun {
+  torch::jit::Stack inputs;   // its own copy of the inputs, after the call (written arguments hold results)
+  torch::jit::Stack outputs;
+  observe::CallCounts calls;  // the ATen operators it called, when observed
+};
+
+// Runs ATen on a copy of `inputs` (observing its nested calls when `observe`).
+// A Failure when it raises: the input is then excluded, not judged.
+std::variant<ReferenceRun, Failure> run_reference(const c10::OperatorHandle& op, const torch::jit::Stack& inputs,
+                                                  c10::Device device, bool observe);
+
+// The GPU work ATen's own call on `inputs` leaves on other streams or threads,
+// in words ("" when none): cuDNN's RNN, for one, works on a stream of its own.
+std::string reference_stray_work(const c10::OperatorHandle& op, const torch::jit::Stack& inputs, c10::Device device);
+
+// ATen's outputs on `inputs` promoted to `dtype` (check/tolerance.h's truth),
+// or nothing when the operator does not take them.
+torch::jit::Stack run_truth(const c10::OperatorHandle& op, const torch::jit::Stack& inputs, c10::Device device,
+                            c10::ScalarType dtype);
+
+struct CandidateRun {
+  torch::jit::Stack inputs;    // the arguments it was given, after the call
+  torch::jit::Stack outputs;   // what it returned
+  // The outputs and written arguments copied right after it returned (on the
+  // device's current stream, before any synchronization): what a caller had
+  // at that moment. Written arguments follow the outputs.
+  torch::jit::Stack snapshot;
+  observe::CallCounts calls;   // the ATen operators called while it ran, when observed
+  // GPU work it left on another stream, launched from another thread, or
+  // after it returned, in words ("" when none; timing/gpu_activity.h).
+  std::string stray_work;
+};
+
+// Runs the candidate on `inputs` (the tensors themselves: their addresses are
+// the ones it sees). `written`: the indices of the arguments it writes.
+std::variant<CandidateRun, Failure> run_candidate(const backends::Kernel& kernel, const torch::jit::Stack& inputs,
+                                                  c10::Device device, bool observe, const std::vector<size_t>& written);
+
+// The values of a snapshot: `outputs` followed by the `written` arguments of `inputs`.
+torch::jit::Stack results_of(const torch::jit::Stack& outputs, const torch::jit::Stack& inputs,
+                             const std::vector<size_t>& written);
+
+}  // namespace backendbench::runner

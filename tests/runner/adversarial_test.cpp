@@ -1,0 +1,160 @@
+// The adversarial corpus (tests/fixtures/adversarial/cpu_corpus.h) through a
+// correctness test (and, for the kernel that slacks once timed, a performance
+// test): every cheat fails with its own error_type, every honest kernel passes.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "../fixtures/adversarial/cpu_corpus.h"
+#include "ops/engine_test_util.h"
+#include "runner/operator_run.h"
+
+namespace backendbench::runner {
+namespace {
+
+namespace adv = backendbench::adversarial;
+using backends::KernelLanguage;
+using backendbench::testing::op_handle;
+using backendbench::testing::record;
+
+constexpr const char* kRelu = "((T([4, 16], f32),), {})";
+constexpr const char* kReluTransposed = "((T([16, 4], f32, [1, 16]),), {})";
+constexpr const char* kAddSameShape = "((T([4, 16], f32), T([4, 16], f32)), {})";
+constexpr const char* kAddBroadcast = "((T([4, 16], f32), T([16], f32)), {})";
+
+RunOptions fast_options() {
+  RunOptions options;
+  options.timing = {.warmup = 1, .min_samples = 3, .max_samples = 5, .budget_ms = 0.0};
+  return options;
+}
+
+// One correctness test of `kernel` for `op` on `args`.
+report::CorrectnessResult check(const std::string& op, const std::string& args, backends::Kernel kernel) {
+  const RunOptions options = fast_options();
+  OperatorRun run(op, op_handle(op), std::move(kernel), options, 0.0);
+  const TestOutcome outcome = run.correctness(record(op, args));
+  EXPECT_FALSE(outcome.excluded) << op << " " << args << ": " << outcome.excluded->reason;
+  return outcome.correctness.value_or(report::CorrectnessResult{});
+}
+
+backends::Kernel native(adv::Unary fn) { return {adv::boxed_unary(std::move(fn)), KernelLanguage::cpp}; }
+
+struct Cheat {
+  const char* name;
+  const char* op;
+  const char* args;
+  std::function<backends::Kernel()> kernel;
+  const char* error_type;
+};
+
+class CheatFails : public ::testing::TestWithParam<Cheat> {};
+
+TEST_P(CheatFails, WithItsOwnErrorType) {
+  const Cheat& cheat = GetParam();
+  const report::CorrectnessResult r = check(cheat.op, cheat.args, cheat.kernel());
+  EXPECT_FALSE(r.is_correct) << cheat.name << " passed";
+  EXPECT_EQ(r.error_type, cheat.error_type) << cheat.name << ": " << r.error_msg;
+}
+
+const Cheat kCheats[] = {
+    {"relu_calls_at_relu", "relu.default", kRelu, [] { return native(adv::relu_calls_relu); }, "ReferenceFallback"},
+    {"relu_calls_at_ops", "relu.default", kRelu, [] { return native(adv::relu_calls_ops); }, "ReferenceFallback"},
+    {"relu_calls_clamp_min", "relu.default", kRelu, [] { return native(adv::relu_calls_clamp_min); },
+     "ReferenceFallback"},
+    {"relu_calls_relu__on_a_copy", "relu.default", kRelu, [] { return native(adv::relu_calls_inplace_on_copy); },
+     "ReferenceFallback"},
+    {"relu_calls_maximum", "relu.default", kRelu, [] { return native(adv::relu_by_maximum); }, "ATenComputeCall"},
+    {"add_falls_back_when_broadcasting", "add.Tensor", kAddBroadcast,
+     [] { return backends::Kernel(adv::add_falls_back_when_broadcasting, KernelLanguage::cpp); }, "ReferenceFallback"},
+    {"relu_cached_by_address", "relu.default", kRelu, [] { return native(adv::relu_cached_by_address()); },
+     "StaleResult"},
+    {"relu_for_the_suite_shape_only", "relu.default", kRelu, [] { return native(adv::relu_for_64_elements_only); },
+     "ShapeSpecialized"},
+    {"clone_returns_input", "clone.default", kRelu, [] { return native(adv::clone_returns_input); },
+     "OutputAliasesInput"},
+    {"clone_returns_view", "clone.default", kRelu, [] { return native(adv::clone_returns_view); },
+     "OutputAliasesInput"},
+    {"relu_mutates_input", "relu.default", kRelu, [] { return native(adv::relu_mutates_input); }, "InputMutated"},
+    {"relu__returns_new_tensor", "relu_.default", kRelu, [] { return native(adv::relu_inplace_returns_new); },
+     "WrongInPlaceResult"},
+    {"add_out_returns_new_tensor", "add.out", "((T([4, 16], f32), T([4, 16], f32)), {'out': T([4, 16], f32)})",
+     [] { return backends::Kernel(adv::add_out_returns_new, KernelLanguage::cpp); }, "WrongOutResult"},
+    {"relu_contiguous_for_transposed_input", "relu.default", kReluTransposed,
+     [] { return native(adv::relu_contiguous_output); }, "WrongStrides"},
+    {"relu_f32_in_f16", "relu.default", kRelu, [] { return native(adv::relu_in_half); }, "PrecisionLoss"},
+    {"relu_f32_in_bf16", "relu.default", kRelu, [] { return native(adv::relu_in_bfloat16); }, "PrecisionLoss"},
+    {"relu_drops_nan", "relu.default", kRelu, [] { return native(adv::relu_drops_nan); }, "SpecialValueMismatch"},
+    {"tanh_nan_at_infinity", "tanh.default", kRelu, [] { return native(adv::tanh_by_exp); }, "SpecialValueMismatch"},
+    {"relu_noisy", "relu.default", kRelu, [] { return native(adv::relu_noisy); }, "MismatchError"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Corpus, CheatFails, ::testing::ValuesIn(kCheats),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+// A fallback taken only for broadcasting inputs passes on the others.
+TEST(Corpus, BroadcastOnlyFallbackPassesWhereItComputes) {
+  const auto r = check("add.Tensor", kAddSameShape,
+                       backends::Kernel(adv::add_falls_back_when_broadcasting, KernelLanguage::cpp));
+  EXPECT_TRUE(r.is_correct) << r.error_type << ": " << r.error_msg;
+}
+
+TEST(Corpus, HonestKernelsPass) {
+  const struct {
+    const char* name;
+    const char* op;
+    const char* args;
+    backends::Kernel kernel;
+  } honest[] = {
+      {"relu_loop", "relu.default", kRelu, native(adv::relu_loop)},
+      {"relu_loop_transposed", "relu.default", kReluTransposed, native(adv::relu_loop)},
+      {"relu_threads_joined", "relu.default", kRelu, native(adv::relu_threads)},
+      {"relu_through_views", "relu.default", kRelu, native(adv::relu_through_views)},
+      {"sum_backwards_in_double", "sum.default", "((T([1024], f32),), {})", native(adv::sum_backwards_in_double)},
+      {"relu_loses_the_sign_of_zero", "relu.default", kRelu, native(adv::relu_loses_zero_sign)},
+      {"relu_plain_pytorch", "relu.default", kRelu, {adv::boxed_unary(adv::relu_by_maximum), KernelLanguage::python}},
+  };
+  for (const auto& h : honest) {
+    const auto r = check(h.op, h.args, h.kernel);
+    EXPECT_TRUE(r.is_correct) << h.name << ": " << r.error_type << ": " << r.error_msg;
+    EXPECT_GE(r.inputs_checked, 2u) << h.name << ": the suite's input and fresh ones";
+  }
+}
+
+// A plain-PyTorch kernel's ATen calls are listed in its result.
+TEST(Corpus, PythonKernelsCallsAreListed) {
+  const auto r = check("relu.default", kRelu, {adv::boxed_unary(adv::relu_by_maximum), KernelLanguage::python});
+  ASSERT_TRUE(r.is_correct) << r.error_msg;
+  bool maximum = false;
+  for (const auto& [op, count] : r.aten_calls) maximum = maximum || (op.find("maximum") != std::string::npos && count > 0);
+  EXPECT_TRUE(maximum) << "aten_calls lists aten::maximum";
+}
+
+// A kernel that does less work once timed passes its correctness test and
+// fails its performance test: the timed calls' outputs are checked.
+TEST(Corpus, LessWorkOnceTimedFailsThePerformanceTest) {
+  const RunOptions options = fast_options();
+  OperatorRun run("relu.default", op_handle("relu.default"), native(adv::relu_lazy_after_5_calls()), options, 0.0);
+  const TestOutcome outcome = run.performance(record("relu.default", kRelu));
+  ASSERT_TRUE(outcome.performance);
+  EXPECT_FALSE(outcome.performance->successfully_ran);
+  EXPECT_EQ(outcome.performance->error_type, "WrongWhenTimed") << outcome.performance->error_msg;
+}
+
+// ATen as a candidate passes every check, timing included.
+TEST(Corpus, AtenPassesCorrectnessAndPerformance) {
+  const RunOptions options = fast_options();
+  for (const char* op : {"relu.default", "add.Tensor", "sum.default", "clone.default"}) {
+    const std::string args = std::string(op) == "add.Tensor" ? kAddBroadcast : kRelu;
+    const c10::OperatorHandle handle = op_handle(op);
+    OperatorRun run(op, handle, backends::Kernel([handle](torch::jit::Stack& s) { handle.callBoxed(s); }), options, 0.0);
+    const auto c = run.correctness(record(op, args));
+    ASSERT_TRUE(c.correctness) << op;
+    EXPECT_TRUE(c.correctness->is_correct) << op << ": " << c.correctness->error_msg;
+    const auto p = run.performance(record(op, args));
+    ASSERT_TRUE(p.performance) << op;
+    EXPECT_TRUE(p.performance->successfully_ran) << op << ": " << p.performance->error_msg;
+  }
+}
+
+}  // namespace
+}  // namespace backendbench::runner
