@@ -2,8 +2,8 @@
 // ATen's type promotion (at::result_type; a CPU 0-d tensor such as a Python
 // number is a scalar) and broadcasting, computed in float for half types.
 //
-// The output takes the strides of a full-size dense operand (channels-last in,
-// channels-last out, as ATen), else is contiguous. Dimensions are visited in
+// The output takes the dimension order of the first full-size operand, made
+// dense (channels-last in, channels-last out, as ATen), else is contiguous. Dimensions are visited in
 // the output's memory order and merged where every operand allows, so most
 // inputs become one flat range (16-byte vector loads and stores); the rest go
 // through a strided kernel with precomputed 32-bit divisions. An operand of
@@ -197,11 +197,12 @@ at::Tensor mul__Tensor_kernel_impl(const at::Tensor& self, const at::Tensor& oth
   const std::vector<int64_t> shape = self_scalar    ? b.sizes().vec()
                                      : other_scalar ? a.sizes().vec()
                                                     : at::infer_size(a.sizes(), b.sizes());
-  // The output follows the first full-size dense operand's layout, as ATen's TensorIterator does.
+  // The output follows the first full-size operand's dimension order, made dense, as ATen's TensorIterator does
+  // (a slice of a wider tensor gives a dense output with the slice's dimension order).
   at::Tensor out;
   for (const at::Tensor* t : {self_scalar ? nullptr : &a, other_scalar ? nullptr : &b}) {
-    if (!out.defined() && t && t->sizes().vec() == shape && t->is_non_overlapping_and_dense()) {
-      out = at::empty_strided(shape, t->strides(), t->options());
+    if (!out.defined() && t && t->sizes().vec() == shape) {
+      out = at::empty_strided(shape, at::infer_dense_strides(t->sizes(), t->strides()), t->options());
     }
   }
   if (!out.defined()) out = at::empty(shape, a.options().device(device).dtype(dtype));
