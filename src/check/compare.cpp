@@ -244,9 +244,16 @@ class Comparer {
     const at::Tensor finite = e.isfinite().logical_and(g.isfinite());
     // Non-finite pairs must be identical (both NaN, or the same infinity). The sign of a zero is not
     // judged: ATen itself leaves it open (maximum(-0.0, 0.0) is -0.0 on its scalar path, 0.0 on its
-    // vectorized one).
-    const at::Tensor nonfinite_bad =
-        finite.logical_not().logical_and(e.ne(g)).logical_and(e_nan.logical_and(g.isnan()).logical_not());
+    // vectorized one). Nor is NaN against an infinity in a value reduced from many inputs: which one
+    // comes out depends on the order of the reduction (ATen's Welford mean of [inf, 1] is NaN, of
+    // [1, inf] is inf, and ATen's CUDA layer norm gives either).
+    const at::Tensor same_or_both_nan = e.eq(g).logical_or(e_nan.logical_and(g.isnan()));
+    at::Tensor nonfinite_agree = same_or_both_nan;
+    if (rules_.reduction > 1) {
+      nonfinite_agree = nonfinite_agree.logical_or(e_nan.logical_and(g.isinf()))
+                            .logical_or(e.isinf().logical_and(g.isnan()));
+    }
+    const at::Tensor nonfinite_bad = finite.logical_not().logical_and(nonfinite_agree.logical_not());
 
     // The scale: RMS of the truth's finite values, at least the dtype's least scale.
     const at::Tensor t_finite = t.isfinite();

@@ -47,13 +47,6 @@ __device__ __forceinline__ acc_t inverse_sqrt(acc_t value) {
 
 // One warp per row; each lane holds kChunks vectors of kVec elements: chunk c
 // covers elements [(c * 32 + lane) * kVec, ... + kVec).
-// ATen's mean (Welford's) of a row holding +-inf is NaN, where a plain sum
-// gives the infinity: a row whose variance is NaN has a NaN mean, as ATen's.
-template <typename acc_t>
-__device__ __forceinline__ acc_t undefined_if(acc_t mean, acc_t rstd) {
-  return rstd != rstd ? rstd : mean;
-}
-
 template <typename T, typename acc_t, int kVec, int kChunks>
 __global__ void register_layer_norm(const T* __restrict__ x, const T* __restrict__ weight, const T* __restrict__ bias,
                                     T* __restrict__ y, acc_t* __restrict__ mean_out, acc_t* __restrict__ rstd_out,
@@ -88,7 +81,7 @@ __global__ void register_layer_norm(const T* __restrict__ x, const T* __restrict
   }
   const acc_t rstd = inverse_sqrt(warp_sum(squares) / columns + eps);
   if (lane == 0) {
-    mean_out[row] = undefined_if(mean, rstd);
+    mean_out[row] = mean;
     rstd_out[row] = rstd;
   }
   V* out = reinterpret_cast<V*>(y + row * columns);
@@ -140,7 +133,7 @@ __global__ void block_layer_norm(const T* __restrict__ x, const T* __restrict__ 
   }
   const acc_t rstd = inverse_sqrt(block_sum(squares, shared) / columns + eps);
   if (threadIdx.x == 0) {
-    mean_out[row] = undefined_if(mean, rstd);
+    mean_out[row] = mean;
     rstd_out[row] = rstd;
   }
   T* out = y + row * columns;
