@@ -95,8 +95,9 @@ bool all_bitwise_equal(const torch::jit::Stack& a, const torch::jit::Stack& b) {
   return true;
 }
 
+// `context` (which input) before the message; none for the suite's own input.
 Failure with_context(Failure f, const std::string& context) {
-  f.message = context + ": " + f.message;
+  if (!context.empty()) f.message = context + ": " + f.message;
   return f;
 }
 
@@ -177,10 +178,10 @@ bool OperatorRun::reference_strays(const torch::jit::Stack& inputs) {
 
 // Work the candidate left off the current stream, unless ATen's own call does so too.
 std::optional<Failure> OperatorRun::stray_work(const CandidateRun& candidate, const torch::jit::Stack& inputs,
-                                               Checked& out) {
+                                               Checked* out) {
   if (candidate.stray_work.empty()) return std::nullopt;
   if (!reference_strays(inputs)) return Failure(ErrorType::side_stream_work, candidate.stray_work);
-  out.note("REFERENCE_USES_OTHER_STREAMS");
+  if (out) out->note("REFERENCE_USES_OTHER_STREAMS");
   return std::nullopt;
 }
 
@@ -211,22 +212,9 @@ OperatorRun::Checked OperatorRun::check(const data::InputRecord& input) {
   // The inputs as made, for the truth and for running ATen once more (the
   // determinism check): the reference's, unless the operator writes some of them.
   const torch::jit::Stack rerun_inputs = rules_.written.empty() ? reference.inputs : copy_inputs(inputs);
-  auto ran = run_candidate(kernel_, inputs, device, observe_, rules_.written_indices);
-  if (auto* f = std::get_if<Failure>(&ran)) {
-    out.failure = *f;
-    return out;
-  }
-  const CandidateRun& candidate = std::get<CandidateRun>(ran);
-  out.add_calls(candidate.calls);
-  ++out.inputs_checked;
-  if (auto f = borrowed_work(candidate, reference)) {
-    out.failure = *f;
-    return out;
-  }
-  if (auto f = stray_work(candidate, reference.inputs, out)) {
-    out.failure = *f;
-    return out;
-  }
+  const auto ran = run_checked(inputs, reference, "", out);
+  if (!ran) return out;
+  const CandidateRun& candidate = *ran;
   const Verdict first = judge(rules_, {.reference = reference, .truth = truth_on(rerun_inputs), .candidate = candidate,
                                        .pristine = reference.inputs, .rerun_reference = rerun_on(rerun_inputs)});
   out.figures = first.comparison;
@@ -242,8 +230,9 @@ OperatorRun::Checked OperatorRun::check(const data::InputRecord& input) {
   return out;
 }
 
-// The candidate on one more input of the test; nullopt, with the failure in
-// `out`, when it raised or borrowed ATen's work.
+// The candidate on one input of the test (`context` names which; "" for the
+// suite's own); nullopt, with the failure in `out`, when it raised, borrowed
+// ATen's work or left work off the current stream.
 std::optional<CandidateRun> OperatorRun::run_checked(const torch::jit::Stack& inputs, const ReferenceRun& reference,
                                                      const std::string& context, Checked& out) {
   auto ran = run_candidate(kernel_, inputs, options_.device, observe_, rules_.written_indices);
@@ -258,7 +247,7 @@ std::optional<CandidateRun> OperatorRun::run_checked(const torch::jit::Stack& in
     out.failure = with_context(*f, context);
     return std::nullopt;
   }
-  if (auto f = stray_work(candidate, reference.inputs, out)) {
+  if (auto f = stray_work(candidate, reference.inputs, &out)) {
     out.failure = with_context(*f, context);
     return std::nullopt;
   }
@@ -403,12 +392,11 @@ std::optional<Failure> OperatorRun::check_timed(const data::InputRecord& input, 
   const ReferenceRun& reference = std::get<ReferenceRun>(referenced);
   // The fresh values as made (the candidate writes the timed buffers of the arguments it writes).
   const torch::jit::Stack pristine = rules_.written.empty() ? reference.inputs : copy_inputs(timed_inputs);
+  const std::string context = "after timing, on fresh values in the timed buffers";
   auto ran = run_candidate(kernel_, timed_inputs, device, false, rules_.written_indices);
-  if (auto* f = std::get_if<Failure>(&ran)) return with_context(*f, "after timing, on fresh values in the timed buffers");
+  if (auto* f = std::get_if<Failure>(&ran)) return with_context(*f, context);
   const CandidateRun& candidate = std::get<CandidateRun>(ran);
-  if (!candidate.stray_work.empty() && !reference_strays(pristine)) {
-    return Failure(ErrorType::side_stream_work, "after timing, on fresh values in the timed buffers: " + candidate.stray_work);
-  }
+  if (auto f = stray_work(candidate, pristine)) return with_context(*f, context);
   const Verdict verdict = judge(rules_, {.reference = reference, .truth = truth_on(pristine), .candidate = candidate,
                                          .pristine = pristine, .fixed_budgets = budgets,
                                          .check_contract = false, .rerun_reference = rerun_on(pristine)});
@@ -418,8 +406,7 @@ std::optional<Failure> OperatorRun::check_timed(const data::InputRecord& input, 
                    "fresh values in the timed buffers gave exactly the output of the timed calls: a result "
                    "remembered by address, not computed");
   }
-  return Failure(ErrorType::wrong_when_timed,
-                 "after timing, on fresh values in the timed buffers: " + verdict.failure->message);
+  return Failure(ErrorType::wrong_when_timed, context + ": " + verdict.failure->message);
 }
 
 TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_correct) {

@@ -62,7 +62,10 @@ class OperatorRun {
   std::optional<Failure> linked_work();
   // Whether ATen's own call leaves work on other streams (learnt once per operator).
   bool reference_strays(const torch::jit::Stack& inputs);
-  std::optional<Failure> stray_work(const CandidateRun& candidate, const torch::jit::Stack& inputs, Checked& out);
+  // The candidate's work off the current stream as a failure, unless ATen's own call does the same (then
+  // noted in `out`, when given).
+  std::optional<Failure> stray_work(const CandidateRun& candidate, const torch::jit::Stack& inputs,
+                                    Checked* out = nullptr);
   std::optional<Failure> check_timed(const data::InputRecord& input, uint64_t seed, const torch::jit::Stack& timed_inputs,
                                      const std::optional<torch::jit::Stack>& last_output);
 
