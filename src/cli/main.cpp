@@ -16,9 +16,11 @@
 #include "cli/trace_command.h"
 #include "session/session.h"
 #include "session/worker.h"
+#include "util/crash_backtrace.h"
 
 int main(int argc, char** argv) {
   using namespace backendbench::cli;
+  backendbench::util::install_crash_backtrace_from_env();
   if (argc == 2 && std::string_view(argv[1]) == "__worker") return backendbench::session::serve_as_worker();
   try {
     const Command command = parse_command_line(argc, argv);

@@ -7,12 +7,7 @@
 // Loading the library with $BACKENDBENCH_KERNELS_DIR set enables that
 // directory at once, for $BACKENDBENCH_KERNELS_DEVICE (cpu or cuda; default
 // cuda when this torch sees a GPU, else cpu), so unmodified scripts run on it.
-#include <dlfcn.h>
-#include <execinfo.h>
 
-#include <csignal>
-#include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -21,6 +16,7 @@
 #include <torch/library.h>
 
 #include "override/kernel_overrides.h"
+#include "util/crash_backtrace.h"
 #include "util/log.h"
 
 namespace backendbench::overrides {
@@ -64,30 +60,9 @@ bool enable_from_environment() {
   }
 }
 
-// With $BACKENDBENCH_BACKTRACE set, a crash inside the Python process prints
-// the native call stack (Python's faulthandler shows only Python frames).
-[[maybe_unused]] const bool backtrace_on_crash = [] {
-  const char* env = std::getenv("BACKENDBENCH_BACKTRACE");
-  if (!env || !*env) return false;
-  for (int sig : {SIGSEGV, SIGBUS, SIGABRT}) {
-    std::signal(sig, [](int signal) {
-      void* frames[64];
-      const int n = ::backtrace(frames, 64);
-      ::backtrace_symbols_fd(frames, n, 2);
-      // Offsets into each library, for `addr2line -f -C -i -e LIB OFFSET`
-      // (static functions have no symbol above, and the nearest one misleads).
-      for (int i = 0; i < n; ++i) {
-        Dl_info info{};
-        if (::dladdr(frames[i], &info) == 0 || info.dli_fname == nullptr) continue;
-        const auto offset = reinterpret_cast<uintptr_t>(frames[i]) - reinterpret_cast<uintptr_t>(info.dli_fbase);
-        std::fprintf(stderr, "  #%d %s +0x%zx\n", i, info.dli_fname, static_cast<size_t>(offset));
-      }
-      std::signal(signal, SIG_DFL);
-      std::raise(signal);
-    });
-  }
-  return true;
-}();
+// A crash inside the Python process can print the native call stack.
+[[maybe_unused]] const bool backtrace_on_crash = util::install_crash_backtrace_from_env();
+
 
 }  // namespace
 

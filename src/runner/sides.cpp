@@ -95,9 +95,13 @@ std::variant<CandidateRun, Failure> run_candidate(const backends::Kernel& kernel
     run.outputs = inputs;
     watch.run([&] { kernel(run.outputs); });
     if (recorder) run.calls = recorder->finish();
-    // Copied right away, queued behind the call on the current stream: what a
-    // caller that does not synchronize had when the call returned.
-    for (const c10::IValue& v : results_of(run.outputs, run.inputs, written)) run.snapshot.push_back(snapshot_of(v));
+    {
+      // Copied right away, queued behind the call on the current stream: what
+      // a caller that does not synchronize had when the call returned. The
+      // copying is the engine's work, not the candidate's (--test-timeout).
+      const PhaseScope copying(Phase::compare);
+      for (const c10::IValue& v : results_of(run.outputs, run.inputs, written)) run.snapshot.push_back(snapshot_of(v));
+    }
     timing::synchronize(device);  // the kernel's own errors surface here
   });
   if (recorder) run.calls = recorder->finish();

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <span>
 #include <vector>
 
 #include <ATen/ATen.h>
@@ -81,7 +82,7 @@ class Sampler {
     if (watch && o_.cupti && device_.is_cuda()) open_window();
     c10::impl::VirtualGuardImpl guard(device_.type());
     stream_ = guard.getStream(device_);
-    for (size_t i = 0; i < o_.batch; ++i) {
+    for (size_t i = 0; i < kMaxSides * o_.batch; ++i) {
       starts_.emplace_back(device_.type(), c10::EventFlag::BACKEND_DEFAULT);
       ends_.emplace_back(device_.type(), c10::EventFlag::BACKEND_DEFAULT);
     }
@@ -102,27 +103,35 @@ class Sampler {
     // First uses load modules and create events, which may wait for the
     // device: do them now, not while a batch holds the stream.
     engine_flush();
-    for (size_t i = 0; i < o_.batch; ++i) {
+    for (size_t i = 0; i < starts_.size(); ++i) {
       starts_[i].record(*stream_);
       ends_[i].record(*stream_);
     }
     ends_.back().synchronize();
   }
 
-  // Appends up to `count` samples of the side's call; false (and nothing
-  // appended) when the stream hold timed out because the call synchronized
-  // with the host. A batch during which the driver reports the SM clock
-  // slowed (power or thermal limits) is drawn again, a few times at most.
-  bool sample(Side& side, size_t count, bool hold) {
+  // Appends up to `count` samples to each of `sides`, drawn in turns (A B A B
+  // ...) within each batch, so that what drifts (clocks, temperature, the
+  // host's state) reaches every side alike; false (and nothing appended) when
+  // the stream hold timed out because a call synchronized with the host. A
+  // batch during which the driver reports the SM clock slowed (power or
+  // thermal limits) is drawn again, a few times at most.
+  bool sample(std::span<Side* const> sides, size_t count, bool hold) {
     for (int attempt = 0;; ++attempt) {
-      std::vector<double> drawn;
-      if (!sample_once(side, count, hold, drawn)) return false;
+      std::vector<std::vector<double>> drawn(sides.size());
+      if (!sample_once(sides, count, hold, drawn)) return false;
       if (attempt >= kThrottleRetries || !monitor_ || !monitor_->throttled().value_or(false)) {
-        for (double ms : drawn) side.add(ms);
+        for (size_t k = 0; k < sides.size(); ++k) {
+          for (double ms : drawn[k]) sides[k]->add(ms);
+        }
         return true;
       }
       ++throttled_batches_;
     }
+  }
+  bool sample(Side& side, size_t count, bool hold) {
+    Side* const one[] = {&side};
+    return sample(one, count, hold);
   }
 
   // `count` untimed calls (watched where the calls are).
@@ -162,6 +171,7 @@ class Sampler {
 
  private:
   static constexpr int kThrottleRetries = 3;
+  static constexpr size_t kMaxSides = 2;  // sampled in turns: the event pool holds a batch of each
 
   // The flush, recorded as the engine's own work while the calls are watched.
   void engine_flush() {
@@ -188,44 +198,53 @@ class Sampler {
     if (owner_) owner_->note_stray(describe_foreign(work));
   }
 
-  bool sample_once(Side& side, size_t count, bool hold, std::vector<double>& out) {
+  bool sample_once(std::span<Side* const> sides, size_t count, bool hold, std::vector<std::vector<double>>& out) {
     count = std::min(count, o_.batch);
+    const size_t n = sides.size();
     if (device_.is_cpu()) {
       for (size_t i = 0; i < count; ++i) {
-        const auto start = Clock::now();
-        side.fn();
-        out.push_back(ms_since(start));
+        for (size_t k = 0; k < n; ++k) {
+          const auto start = Clock::now();
+          sides[k]->fn();
+          out[k].push_back(ms_since(start));
+        }
       }
       return true;
     }
     const bool by_records = hold && window_.has_value();
-    std::vector<uint64_t> tags;
+    std::vector<std::vector<uint64_t>> tags(n);
     std::optional<cuda::StreamHold> held;
     if (hold) held.emplace(*stream_, kHoldTimeout);
     for (size_t i = 0; i < count; ++i) {
-      if (hold || o_.dispatch_l2_flush) engine_flush();
-      if (by_records) {
-        tags.push_back(window_->run_tagged(side.fn));
-        continue;
+      for (size_t k = 0; k < n; ++k) {
+        if (hold || o_.dispatch_l2_flush) engine_flush();
+        if (by_records) {
+          tags[k].push_back(window_->run_tagged(sides[k]->fn));
+          continue;
+        }
+        starts_[i * n + k].record(*stream_);
+        sides[k]->fn();
+        ends_[i * n + k].record(*stream_);
       }
-      starts_[i].record(*stream_);
-      side.fn();
-      ends_[i].record(*stream_);
     }
     if (held) held->release();
     if (by_records) {
       const WindowWork work = window_->collect();  // waits for the device: work on every stream
       if (held->timed_out()) return false;
-      note(side, work, tags);
-      for (uint64_t tag : tags) {
-        const auto it = work.calls.find(tag);
-        out.push_back(it == work.calls.end() ? 0.0 : it->second.span_ms());
+      for (size_t k = 0; k < n; ++k) {
+        note(*sides[k], work, tags[k]);
+        for (uint64_t tag : tags[k]) {
+          const auto it = work.calls.find(tag);
+          out[k].push_back(it == work.calls.end() ? 0.0 : it->second.span_ms());
+        }
       }
       return true;
     }
-    ends_[count - 1].synchronize();
+    ends_[count * n - 1].synchronize();
     if (held && held->timed_out()) return false;
-    for (size_t i = 0; i < count; ++i) out.push_back(starts_[i].elapsedTime(ends_[i]));
+    for (size_t i = 0; i < count; ++i) {
+      for (size_t k = 0; k < n; ++k) out[k].push_back(starts_[i * n + k].elapsedTime(ends_[i * n + k]));
+    }
     return true;
   }
 
@@ -240,14 +259,14 @@ class Sampler {
   size_t throttled_batches_ = 0;
 };
 
-// The mode to time a side in on a GPU: kernel time when it launches measurable
-// GPU work and does not wait for the host, dispatch-inclusive time otherwise.
-// The probe's samples are kept when they count (kernel mode).
-bool use_kernel_mode(Sampler& sampler, Side& side, const TimingOptions& o) {
+// The mode to time sides in on a GPU: kernel time when the first launches
+// measurable GPU work and none waits for the host, dispatch-inclusive time
+// otherwise. The probe's samples are kept when they count (kernel mode).
+bool use_kernel_mode(Sampler& sampler, std::span<Side* const> sides, const TimingOptions& o) {
   if (!o.hold_stream || !cuda::built_with_cuda()) return false;
-  if (!sampler.sample(side, o.batch, /*hold=*/true)) return false;
-  if (summarize(side.samples).median >= o.kernel_floor_ms) return true;
-  side.reset(o);
+  if (!sampler.sample(sides, o.batch, /*hold=*/true)) return false;
+  if (summarize(sides.front()->samples).median >= o.kernel_floor_ms) return true;
+  for (Side* side : sides) side->reset(o);
   return false;
 }
 
@@ -266,22 +285,16 @@ bool sample_until_done(Sampler& sampler, Side& side, bool hold, const TimingOpti
   return true;
 }
 
-// The same for two sides, batch by batch, A then B, so that slow drift affects
-// both alike (B first when `a` starts a batch ahead, as after the mode probe).
+// The same for two sides, sampled in turns (timing::Sampler::sample).
 bool sample_alternately(Sampler& sampler, Side& a, Side& b, bool hold, const TimingOptions& o, double budget_ms,
                         Clock::time_point start) {
-  const auto fail = [&] {
-    a.reset(o);
-    b.reset(o);
-    return false;
-  };
-  while (a.samples.size() < o.max_samples || b.samples.size() < a.samples.size()) {
-    if (b.samples.size() < a.samples.size()) {
-      if (!sampler.sample(b, a.samples.size() - b.samples.size(), hold)) return fail();
-      continue;
+  Side* const both[] = {&a, &b};
+  while (a.samples.size() < o.max_samples) {
+    if (!sampler.sample(both, std::min(o.batch, o.max_samples - a.samples.size()), hold)) {
+      a.reset(o);
+      b.reset(o);
+      return false;
     }
-    const size_t count = std::min(o.batch, o.max_samples - a.samples.size());
-    if (!sampler.sample(a, count, hold) || !sampler.sample(b, count, hold)) return fail();
     const bool enough = a.samples.size() >= o.min_samples && b.samples.size() >= o.min_samples;
     if (enough && ((a.converged(o) && b.converged(o)) || ms_since(start) >= budget_ms)) break;
   }
@@ -329,7 +342,8 @@ Timing time_call(c10::Device device, const Fn& fn, const TimingOptions& o) {
   Sampler sampler(device, o, /*watch=*/true, &side);
   sampler.warm_up(side, o.warmup);
   const auto start = Clock::now();
-  bool kernel_mode = !device.is_cpu() && use_kernel_mode(sampler, side, o);
+  Side* const one[] = {&side};
+  bool kernel_mode = !device.is_cpu() && use_kernel_mode(sampler, one, o);
   if (!kernel_mode) sampler.stop_watching();
   while (!sample_until_done(sampler, side, kernel_mode, o, o.budget_ms, start)) {
     kernel_mode = false;  // fn synchronizes: time it as a caller waits for it
@@ -348,7 +362,8 @@ PairedTiming time_pair(c10::Device device, const Fn& reference, const Fn& candid
     sampler.warm_up(a, o.warmup);
     sampler.warm_up(b, o.warmup);
     const auto start = Clock::now();
-    bool kernel_mode = !device.is_cpu() && use_kernel_mode(sampler, a, o);
+    Side* const both[] = {&a, &b};
+    bool kernel_mode = !device.is_cpu() && use_kernel_mode(sampler, both, o);
     if (!kernel_mode) sampler.stop_watching();
     while (!sample_alternately(sampler, a, b, kernel_mode, o, 2 * o.budget_ms, start)) {
       kernel_mode = false;

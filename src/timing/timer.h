@@ -17,8 +17,9 @@
 // Sampling is adaptive: at least `min_samples`, at most `max_samples`, and in
 // between a stopping criterion (timing/stopping.h; by default the 95%
 // confidence interval of the median within `target_relative_ci` of it) or the
-// time budget ends it. Reference and candidate are sampled alternately
-// (A B A B ...) so that drift in clocks or temperature cancels in the ratio.
+// time budget ends it. Reference and candidate are sampled in turns, call by
+// call within each batch (A B A B ...), so that drift in clocks, temperature
+// or the host's state reaches both alike and cancels in the ratio.
 // On the CPU the same statistics come from a steady clock.
 //
 // With `cuda_graphs`, time_pair also captures each side's call into a CUDA
