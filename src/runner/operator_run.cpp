@@ -1,6 +1,9 @@
 #include "runner/operator_run.h"
 
 #include <algorithm>
+#include <mutex>
+#include <string>
+#include <unordered_set>
 
 #include <ATen/ATen.h>
 
@@ -54,6 +57,31 @@ bool aten_accepts_shapes(const c10::OperatorHandle& op, const spec::Arguments& a
   // An error that mentions the meta device says nothing about the shapes.
   return !f || f->message.find("Meta") != std::string::npos || f->message.find("meta") != std::string::npos;
 }
+
+// The neighbouring shapes ATen refused in this process, by operator, input
+// and change: not offered to it again (a repeat of an input cuDNN's attention
+// had refused crashed the process inside ATen).
+class RefusedNeighbours {
+ public:
+  static bool contains(const std::string& key) {
+    std::lock_guard lock(mutex());
+    return keys().contains(key);
+  }
+  static void add(const std::string& key) {
+    std::lock_guard lock(mutex());
+    keys().insert(key);
+  }
+
+ private:
+  static std::mutex& mutex() {
+    static std::mutex m;
+    return m;
+  }
+  static std::unordered_set<std::string>& keys() {
+    static std::unordered_set<std::string> k;
+    return k;
+  }
+};
 
 bool is_output_failure(ErrorType t) {
   return check::is_value_failure(t) || t == ErrorType::wrong_dtype || t == ErrorType::wrong_shape ||
@@ -301,12 +329,16 @@ void OperatorRun::check_neighbour_shape(const data::InputRecord& input, uint64_t
                                         Checked& out) {
   const c10::Device device = options_.device;
   for (const auto& neighbour : inputs::neighbouring_shapes(*input.args)) {
-    if (!aten_accepts_shapes(op_, neighbour.args)) continue;
+    const std::string key = op_name_ + " " + input.args_text + ": " + neighbour.description;
+    if (RefusedNeighbours::contains(key) || !aten_accepts_shapes(op_, neighbour.args)) continue;
     auto made = prepare_inputs(op_, neighbour.args, device, inputs::hidden_seed(seed, options_.secret, kNeighbourShape));
     if (std::holds_alternative<PrepareFailure>(made)) continue;
     const torch::jit::Stack inputs = std::move(std::get<torch::jit::Stack>(made));
     auto referenced = run_reference(op_, inputs, device, observe_);
-    if (std::holds_alternative<Failure>(referenced)) continue;
+    if (std::holds_alternative<Failure>(referenced)) {
+      RefusedNeighbours::add(key);
+      continue;
+    }
     const ReferenceRun& reference = std::get<ReferenceRun>(referenced);
     const std::string context = "on a neighbouring shape (" + neighbour.description + ")";
     const torch::jit::Stack rerun_inputs = rules_.written.empty() ? reference.inputs : copy_inputs(inputs);

@@ -19,6 +19,7 @@ namespace backendbench::timing {
 namespace {
 
 using Fn = std::function<void()>;
+
 using Clock = std::chrono::steady_clock;
 
 // How long a held stream may wait for the host before the hold gives up
@@ -65,6 +66,7 @@ struct Side {
   }
 
   const Fn& fn;
+  size_t calls_per_sample = 1;  // dispatch mode: calls back to back between a sample's two events
   std::vector<double> samples;
   std::unique_ptr<StoppingCriterion> stop;
   std::string stray_work;
@@ -215,16 +217,22 @@ class Sampler {
     std::vector<std::vector<uint64_t>> tags(n);
     std::optional<cuda::StreamHold> held;
     if (hold) held.emplace(*stream_, kHoldTimeout);
+    // The side that leads changes from batch to batch: the first call after
+    // a synchronization (or the hold's release) is nobody's advantage.
+    const size_t lead = batches_++ % n;
+    c10::Event* last_end = nullptr;
     for (size_t i = 0; i < count; ++i) {
-      for (size_t k = 0; k < n; ++k) {
+      for (size_t j = 0; j < n; ++j) {
+        const size_t k = (lead + j) % n;
         if (hold || o_.dispatch_l2_flush) engine_flush();
         if (by_records) {
           tags[k].push_back(window_->run_tagged(sides[k]->fn));
           continue;
         }
         starts_[i * n + k].record(*stream_);
-        sides[k]->fn();
+        for (size_t c = 0; c < sides[k]->calls_per_sample; ++c) sides[k]->fn();
         ends_[i * n + k].record(*stream_);
+        last_end = &ends_[i * n + k];
       }
     }
     if (held) held->release();
@@ -240,10 +248,13 @@ class Sampler {
       }
       return true;
     }
-    ends_[count * n - 1].synchronize();
+    last_end->synchronize();
     if (held && held->timed_out()) return false;
     for (size_t i = 0; i < count; ++i) {
-      for (size_t k = 0; k < n; ++k) out[k].push_back(starts_[i * n + k].elapsedTime(ends_[i * n + k]));
+      for (size_t k = 0; k < n; ++k) {
+        const double ms = starts_[i * n + k].elapsedTime(ends_[i * n + k]);
+        out[k].push_back(ms / static_cast<double>(sides[k]->calls_per_sample));
+      }
     }
     return true;
   }
@@ -257,6 +268,7 @@ class Sampler {
   at::Tensor flush_, flush_sum_;
   const GpuMonitor* monitor_ = nullptr;  // clocks, where the driver exposes them
   size_t throttled_batches_ = 0;
+  size_t batches_ = 0;
 };
 
 // The mode to time sides in on a GPU: kernel time when the first launches
@@ -268,6 +280,27 @@ bool use_kernel_mode(Sampler& sampler, std::span<Side* const> sides, const Timin
   if (summarize(sides.front()->samples).median >= o.kernel_floor_ms) return true;
   for (Side* side : sides) side->reset(o);
   return false;
+}
+
+// Dispatch mode on a GPU: events tick in about half a microsecond, a tenth
+// of a small call, so a sample spans calls back to back until it lasts about
+// kDispatchSampleMs (from the first side's host time per call), and counts
+// its mean per call. Every side gets the same number of calls per sample.
+constexpr double kDispatchSampleMs = 0.1;
+constexpr size_t kMaxCallsPerSample = 64;
+constexpr size_t kPacingCalls = 8;
+
+void pace_dispatch_samples(c10::Device device, std::span<Side* const> sides) {
+  if (!device.is_cuda()) return;
+  synchronize(device);
+  const auto start = Clock::now();
+  for (size_t i = 0; i < kPacingCalls; ++i) sides.front()->fn();
+  const double per_call_ms = ms_since(start) / static_cast<double>(kPacingCalls);
+  synchronize(device);
+  const double calls = per_call_ms > 0 ? std::ceil(kDispatchSampleMs / per_call_ms) : 1.0;
+  for (Side* side : sides) {
+    side->calls_per_sample = static_cast<size_t>(std::clamp(calls, 1.0, static_cast<double>(kMaxCallsPerSample)));
+  }
 }
 
 // Samples a side until its median is pinned down, `max_samples` are drawn or
@@ -290,7 +323,8 @@ bool sample_alternately(Sampler& sampler, Side& a, Side& b, bool hold, const Tim
                         Clock::time_point start) {
   Side* const both[] = {&a, &b};
   while (a.samples.size() < o.max_samples) {
-    if (!sampler.sample(both, std::min(o.batch, o.max_samples - a.samples.size()), hold)) {
+    const size_t count = std::min(o.batch, o.max_samples - a.samples.size());
+    if (!sampler.sample(both, count, hold)) {
       a.reset(o);
       b.reset(o);
       return false;
@@ -344,10 +378,14 @@ Timing time_call(c10::Device device, const Fn& fn, const TimingOptions& o) {
   const auto start = Clock::now();
   Side* const one[] = {&side};
   bool kernel_mode = !device.is_cpu() && use_kernel_mode(sampler, one, o);
-  if (!kernel_mode) sampler.stop_watching();
+  if (!kernel_mode) {
+    sampler.stop_watching();
+    pace_dispatch_samples(device, one);
+  }
   while (!sample_until_done(sampler, side, kernel_mode, o, o.budget_ms, start)) {
     kernel_mode = false;  // fn synchronizes: time it as a caller waits for it
     sampler.stop_watching();
+    pace_dispatch_samples(device, one);
   }
   if (!kernel_mode) sampler.watch_once(side);
   return {summarize(std::move(side.samples)), mode_of(device, kernel_mode), side.stray_work};
@@ -364,10 +402,14 @@ PairedTiming time_pair(c10::Device device, const Fn& reference, const Fn& candid
     const auto start = Clock::now();
     Side* const both[] = {&a, &b};
     bool kernel_mode = !device.is_cpu() && use_kernel_mode(sampler, both, o);
-    if (!kernel_mode) sampler.stop_watching();
+    if (!kernel_mode) {
+      sampler.stop_watching();
+      pace_dispatch_samples(device, both);
+    }
     while (!sample_alternately(sampler, a, b, kernel_mode, o, 2 * o.budget_ms, start)) {
       kernel_mode = false;
       sampler.stop_watching();
+      pace_dispatch_samples(device, both);
     }
     if (!kernel_mode) sampler.watch_once(b);
     const TimingMode mode = mode_of(device, kernel_mode);
