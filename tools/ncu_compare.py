@@ -18,11 +18,14 @@ What differs by construction: the engine's sample is the span of the call's
 GPU work from CUPTI's activity records, from the first kernel's start to the
 last one's end on any stream (with CUDA events on the current stream instead
 when CUPTI is unavailable, which adds the events' own gaps), so for a
-multi-kernel operator it includes the GPU-side gaps between its kernels; ncu
-times each kernel alone (serialized, caches flushed before each kernel by
-ncu's default --cache-control all, where the engine flushes only before the
-call). The column "kernels" shows which rows are multi-kernel operators, and
-the summary counts single-kernel rows apart.
+multi-kernel operator it includes the GPU-side gaps between its kernels,
+where ncu sums the kernels' own durations. The cache state is the same on both
+sides: the engine flushes L2 before each call (outside the profiled range), so
+ncu runs with --cache-control none (--ncu-cache-control all flushes before
+every kernel instead, which cold-starts a multi-kernel operator's later
+kernels that in real use find their predecessor's output in L2). The column
+"kernels" shows which rows are multi-kernel operators, and the summary counts
+single-kernel rows apart.
 """
 import argparse
 import csv
@@ -111,6 +114,8 @@ def main():
     p.add_argument("--min-us", type=float, default=20.0)
     p.add_argument("--calls", type=int, default=5, help="profiled calls per input")
     p.add_argument("--timeout", type=int, default=180, help="seconds per input")
+    p.add_argument("--ncu-cache-control", choices=["none", "all"], default="none",
+                   help="ncu's --cache-control (none: the engine's own flush before each call is the cache state)")
     p.add_argument("--logs", help="folder for ncu's CSV logs (default: a temporary one)")
     p.add_argument("--out", help="write the table to this JSON file")
     o = p.parse_args()
@@ -131,7 +136,7 @@ def main():
     for row in selection:
         k = row["input"]
         log = os.path.join(logs, f"input_{k}.csv")
-        cmd = [o.ncu, "--profile-from-start", "off", "--clock-control", "none",
+        cmd = [o.ncu, "--profile-from-start", "off", "--clock-control", "none", "--cache-control", o.ncu_cache_control,
                "--metrics", "gpu__time_duration.sum", "--csv", "--print-units", "base", "--log-file", log,
                o.binary, "bench-timing", "--inputs", str(len(rows)), "--profile-input", str(k),
                "--profile-calls", str(o.calls), *knobs]

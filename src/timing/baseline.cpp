@@ -30,9 +30,7 @@ constexpr uint64_t kSecondBasis = util::fnv1a("backendbench baseline cache");
 
 // Length-prefixed, so that moving text from one field to the next changes the digest.
 std::string encode(const BaselineKey& key) {
-  // Bump when the encoding, or what a sample means, changes: old lines then stop
-  // matching (v2: dispatch-mode samples span several calls).
-  std::string text = "v2";
+  std::string text = "v1";  // bump when the encoding changes: old lines then stop matching
   for (const std::string* field :
        {&key.gpu, &key.driver, &key.torch_version, &key.op_name, &key.args, &key.settings}) {
     text += ';' + std::to_string(field->size()) + ':' + *field;

@@ -66,7 +66,6 @@ struct Side {
   }
 
   const Fn& fn;
-  size_t calls_per_sample = 1;  // dispatch mode: calls back to back between a sample's two events
   std::vector<double> samples;
   std::unique_ptr<StoppingCriterion> stop;
   std::string stray_work;
@@ -230,7 +229,7 @@ class Sampler {
           continue;
         }
         starts_[i * n + k].record(*stream_);
-        for (size_t c = 0; c < sides[k]->calls_per_sample; ++c) sides[k]->fn();
+        sides[k]->fn();
         ends_[i * n + k].record(*stream_);
         last_end = &ends_[i * n + k];
       }
@@ -251,10 +250,7 @@ class Sampler {
     last_end->synchronize();
     if (held && held->timed_out()) return false;
     for (size_t i = 0; i < count; ++i) {
-      for (size_t k = 0; k < n; ++k) {
-        const double ms = starts_[i * n + k].elapsedTime(ends_[i * n + k]);
-        out[k].push_back(ms / static_cast<double>(sides[k]->calls_per_sample));
-      }
+      for (size_t k = 0; k < n; ++k) out[k].push_back(starts_[i * n + k].elapsedTime(ends_[i * n + k]));
     }
     return true;
   }
@@ -280,27 +276,6 @@ bool use_kernel_mode(Sampler& sampler, std::span<Side* const> sides, const Timin
   if (summarize(sides.front()->samples).median >= o.kernel_floor_ms) return true;
   for (Side* side : sides) side->reset(o);
   return false;
-}
-
-// Dispatch mode on a GPU: events tick in about half a microsecond, a tenth
-// of a small call, so a sample spans calls back to back until it lasts about
-// kDispatchSampleMs (from the first side's host time per call), and counts
-// its mean per call. Every side gets the same number of calls per sample.
-constexpr double kDispatchSampleMs = 0.1;
-constexpr size_t kMaxCallsPerSample = 64;
-constexpr size_t kPacingCalls = 8;
-
-void pace_dispatch_samples(c10::Device device, std::span<Side* const> sides) {
-  if (!device.is_cuda()) return;
-  synchronize(device);
-  const auto start = Clock::now();
-  for (size_t i = 0; i < kPacingCalls; ++i) sides.front()->fn();
-  const double per_call_ms = ms_since(start) / static_cast<double>(kPacingCalls);
-  synchronize(device);
-  const double calls = per_call_ms > 0 ? std::ceil(kDispatchSampleMs / per_call_ms) : 1.0;
-  for (Side* side : sides) {
-    side->calls_per_sample = static_cast<size_t>(std::clamp(calls, 1.0, static_cast<double>(kMaxCallsPerSample)));
-  }
 }
 
 // Samples a side until its median is pinned down, `max_samples` are drawn or
@@ -378,14 +353,10 @@ Timing time_call(c10::Device device, const Fn& fn, const TimingOptions& o) {
   const auto start = Clock::now();
   Side* const one[] = {&side};
   bool kernel_mode = !device.is_cpu() && use_kernel_mode(sampler, one, o);
-  if (!kernel_mode) {
-    sampler.stop_watching();
-    pace_dispatch_samples(device, one);
-  }
+  if (!kernel_mode) sampler.stop_watching();
   while (!sample_until_done(sampler, side, kernel_mode, o, o.budget_ms, start)) {
     kernel_mode = false;  // fn synchronizes: time it as a caller waits for it
     sampler.stop_watching();
-    pace_dispatch_samples(device, one);
   }
   if (!kernel_mode) sampler.watch_once(side);
   return {summarize(std::move(side.samples)), mode_of(device, kernel_mode), side.stray_work};
@@ -402,14 +373,10 @@ PairedTiming time_pair(c10::Device device, const Fn& reference, const Fn& candid
     const auto start = Clock::now();
     Side* const both[] = {&a, &b};
     bool kernel_mode = !device.is_cpu() && use_kernel_mode(sampler, both, o);
-    if (!kernel_mode) {
-      sampler.stop_watching();
-      pace_dispatch_samples(device, both);
-    }
+    if (!kernel_mode) sampler.stop_watching();
     while (!sample_alternately(sampler, a, b, kernel_mode, o, 2 * o.budget_ms, start)) {
       kernel_mode = false;
       sampler.stop_watching();
-      pace_dispatch_samples(device, both);
     }
     if (!kernel_mode) sampler.watch_once(b);
     const TimingMode mode = mode_of(device, kernel_mode);

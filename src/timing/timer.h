@@ -10,8 +10,7 @@
 // time ("kernel" mode). Calls that do (almost) no GPU work, or that
 // synchronize with the host, are timed with events around the call without
 // hold or flush, which then measures what a caller waits for, dispatch
-// included ("dispatch" mode); such a sample spans enough calls back to back
-// (about 0.1 ms) for the events' half-microsecond ticks not to matter. Every call of a timing is watched (warm-ups and
+// included ("dispatch" mode). Every call of a timing is watched (warm-ups and
 // kernel-mode samples; in dispatch mode one more call after the samples): GPU
 // work a call leaves on another stream or thread is its side's `stray_work`.
 //
