@@ -14,12 +14,12 @@ constexpr std::string_view kAllowedCalls[] = {
     // allocation
     "empty", "empty_like", "empty_strided", "empty_permuted", "new_empty", "new_empty_strided", "zeros",
     "zeros_like", "new_zeros", "ones", "ones_like", "new_ones", "full", "full_like", "new_full", "scalar_tensor",
-    "resize_", "resize_as_", "_resize_output_",
+    "resize_", "resize_as_", "_resize_output_", "arange",
     // fills
     "fill_", "fill", "zero_", "zero",
     // copies
     "copy_", "copy", "clone", "contiguous", "_to_copy", "to", "_copy_from", "_copy_from_and_resize", "lift_fresh",
-    "lift_fresh_copy", "set_", "pin_memory", "_pin_memory",
+    "lift_fresh_copy", "lift", "set_", "pin_memory", "_pin_memory", "type_as", "ravel",
     // views
     "view", "_unsafe_view", "reshape", "_reshape_alias", "as_strided", "as_strided_", "expand", "expand_as",
     "squeeze", "squeeze_", "unsqueeze", "unsqueeze_", "permute", "transpose", "transpose_", "t", "t_", "select",
@@ -27,6 +27,8 @@ constexpr std::string_view kAllowedCalls[] = {
     "unbind", "split", "split_with_sizes", "unsafe_split", "unsafe_split_with_sizes", "chunk", "unsafe_chunk",
     "tensor_split", "movedim", "moveaxis", "flatten", "unflatten", "diagonal", "real", "imag", "_conj", "conj",
     "resolve_conj", "resolve_neg", "_neg_view", "numpy_T", "mT", "mH", "adjoint", "swapaxes", "swapdims",
+    "broadcast_to", "broadcast_tensors", "reshape_as", "atleast_1d", "atleast_2d", "atleast_3d", "hsplit", "vsplit",
+    "dsplit", "positive",
     // metadata and scalars
     "size", "stride", "numel", "dim", "sym_size", "sym_stride", "sym_numel", "sym_storage_offset",
     "storage_offset", "is_contiguous", "is_same_size", "is_nonzero", "item", "_local_scalar_dense", "result_type",
@@ -94,7 +96,9 @@ std::string language_name(backends::KernelLanguage language) { return std::strin
 }  // namespace
 
 bool is_allowed_call(std::string_view base_name) {
-  return std::find(std::begin(kAllowedCalls), std::end(kAllowedCalls), base_name) != std::end(kAllowedCalls);
+  // The table spells in-place names as written ("resize_"); calls arrive as bases ("resize").
+  return std::any_of(std::begin(kAllowedCalls), std::end(kAllowedCalls),
+                     [&](std::string_view allowed) { return base_of(allowed) == base_of(base_name); });
 }
 
 BorrowedWorkCheck::BorrowedWorkCheck(const c10::OperatorName& replaced, backends::KernelLanguage language)

@@ -88,5 +88,31 @@ TEST(AtenCalls, RecordsCallsFromEveryThreadAndLearnsTheReferencesCalls) {
   EXPECT_EQ(found->type, ErrorType::reference_fallback) << found->message;
 }
 
+// What a Triton kernel's wrapper commonly does around its launch (broadcast,
+// convert, reshape, index) computes nothing of the result: not flagged.
+TEST(AtenCalls, WrapperIdiomsAroundATritonLaunchAreNotCompute) {
+  const at::Tensor x = at::randn({4, 8}), y = at::randn({8});
+  CallCounts wrapper;
+  {
+    AtenCallRecorder recorder;
+    (void)at::broadcast_tensors({x, y});
+    (void)y.broadcast_to({4, 8});
+    (void)x.type_as(y.to(at::kDouble));
+    (void)x.reshape_as(x);
+    (void)x.t().ravel();
+    (void)at::arange(16);  // calls resize_, an in-place name in the table
+    (void)at::empty({0}).resize_({4}).set_(at::empty({2}));
+    (void)at::atleast_2d(y);
+    (void)x.hsplit(2);
+    (void)x[0][0].item();
+    wrapper = recorder.finish();
+  }
+  const CallCounts reference = {{kRelu, 1}};
+  for (KernelLanguage language : {KernelLanguage::triton, KernelLanguage::cpp, KernelLanguage::cuda}) {
+    const auto found = BorrowedWorkCheck(kRelu, language).check_calls(wrapper, reference);
+    EXPECT_FALSE(found) << found->message;
+  }
+}
+
 }  // namespace
 }  // namespace backendbench::observe
