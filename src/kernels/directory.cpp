@@ -57,6 +57,18 @@ std::optional<std::pair<long, int>> implementation_rank(const fs::path& file, co
   return std::pair(number, static_cast<int>(ext - std::begin(extensions)));
 }
 
+// A file in `folder` that looks like a kernel (.py, .cpp, .cu) though it is
+// not named as the directory layout names them.
+std::optional<fs::path> kernel_like_file(const fs::path& folder) {
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec)) return std::nullopt;
+  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    const std::string ext = entry.path().extension().string();
+    if (entry.is_regular_file() && (ext == ".py" || ext == ".cpp" || ext == ".cu")) return entry.path();
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<fs::path> find_implementation(const fs::path& folder, const std::string& name) {
@@ -213,6 +225,10 @@ void DirectoryBackend::compile_all() {
     if (auto source = find_implementation(entry.path(), folder)) {
       folders.push_back(folder);
       sources.push_back(*source);
+    } else if (auto stray = kernel_like_file(entry.path())) {
+      BB_LOG(warning) << "directory backend: " << entry.path().string() << " holds " << stray->filename().string()
+                      << " but no " << folder << "_implementation*.py/.cpp/.cu file, so it is not read (the "
+                      << "pregenerated backend, --kernels-dir, reads <op>/<op>.py and <op>/<op>_attempt_N.py)";
     }
   }
   // Python kernels have nothing to compile: they are imported when their operator is asked for.

@@ -54,6 +54,17 @@ TEST_F(CliPython, TorchbenchInputsPassInBothLayouts) {
   }
 }
 
+// A folder of the pregenerated layout given to the directory backend is not
+// read silently: each operator folder whose file is not named as the
+// directory layout names them is a warning that says where such files go.
+TEST_F(CliPython, KernelFilesNamedForAnotherLayoutAreAWarning) {
+  write("k/relu/relu.py", read_file(kPythonExamples / "relu" / "relu_implementation_1.py"));
+  const Outcome o = run("--suite smoke --backend directory --ops-directory k --device cpu --disable-output-logs");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_TRUE(has(o.err, "holds relu.py but no relu_implementation*.py/.cpp/.cu file")) << o.err;
+  EXPECT_TRUE(has(o.err, "--kernels-dir")) << o.err;
+}
+
 TEST_F(CliPython, AFailingKernelFailsItsOperatorWithThePythonTraceback) {
   write("k/relu/relu_implementation_1.py", read_file(kPythonExamples / "relu" / "relu_implementation_1.py"));
   write("k/neg/neg_implementation_1.py", "def neg_kernel_impl(x):\n    raise ValueError('neg is not written yet')\n");
