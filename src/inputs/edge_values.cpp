@@ -8,14 +8,12 @@
 namespace backendbench::inputs {
 namespace {
 
-void plant(const at::Tensor& t, const at::Generator& rng) {
+void plant(const at::Tensor& t, const std::vector<double>& specials, const at::Generator& rng) {
   if (!t.defined() || t.layout() != at::kStrided || !t.has_storage()) return;
   const bool complex = at::isComplexType(t.scalar_type());
   if (!complex && !at::isFloatingType(t.scalar_type())) return;
   const auto n = static_cast<int64_t>(t.storage().nbytes() / t.element_size());
   if (n == 0) return;
-  constexpr double kInf = std::numeric_limits<double>::infinity();
-  const std::vector<double> specials = {std::numeric_limits<double>::quiet_NaN(), kInf, -kInf, -0.0};
   const int64_t count = std::min<int64_t>(n, static_cast<int64_t>(specials.size()));
   // Distinct positions, so that every special value lands (with repeats, index_put_ keeps one of them, which
   // made a NaN-dropping kernel pass now and then): one position in each of `count` equal buckets of the
@@ -32,14 +30,18 @@ void plant(const at::Tensor& t, const at::Generator& rng) {
 
 }  // namespace
 
-void plant_special_values(const torch::jit::Stack& stack, uint64_t seed) {
+void plant_special_values(const torch::jit::Stack& stack, uint64_t seed, SpecialValues which) {
   const at::Generator rng = at::detail::createCPUGenerator(seed);
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<double> specials = which == SpecialValues::all ? std::vector<double>{kNaN, kInf, -kInf, -0.0}
+                                                                   : std::vector<double>{kNaN, -0.0};
   for (const c10::IValue& v : stack) {
     if (v.isTensor()) {
-      plant(v.toTensor(), rng);
+      plant(v.toTensor(), specials, rng);
     } else if (v.isList()) {
       for (const c10::IValue& item : v.toListRef()) {
-        if (item.isTensor()) plant(item.toTensor(), rng);
+        if (item.isTensor()) plant(item.toTensor(), specials, rng);
       }
     }
   }

@@ -84,6 +84,8 @@ const Cheat kCheats[] = {
     {"relu_f32_in_f16", "relu.default", kRelu, [] { return native(adv::relu_in_half); }, "PrecisionLoss"},
     {"relu_f32_in_bf16", "relu.default", kRelu, [] { return native(adv::relu_in_bfloat16); }, "PrecisionLoss"},
     {"relu_drops_nan", "relu.default", kRelu, [] { return native(adv::relu_drops_nan); }, "SpecialValueMismatch"},
+    {"sum_skips_nan", "sum.default", "((T([1024], f32),), {})", [] { return native(adv::sum_skips_nan); },
+     "SpecialValueMismatch"},
     {"tanh_nan_at_infinity", "tanh.default", kRelu, [] { return native(adv::tanh_by_exp); }, "SpecialValueMismatch"},
     {"relu_noisy", "relu.default", kRelu, [] { return native(adv::relu_noisy); }, "MismatchError"},
 };
