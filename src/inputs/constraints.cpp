@@ -243,6 +243,12 @@ std::vector<OutputCheck> output_checks(const c10::FunctionSchema& schema) {
   return checks;
 }
 
+bool has_input_constraints(const c10::OperatorName& op) {
+  const auto names = aten_names(op);
+  return names && std::any_of(std::begin(kConstraints), std::end(kConstraints),
+                              [&](const Constraint& c) { return names->matches(c.op); });
+}
+
 std::vector<std::string> constrained_operators() {
   std::vector<std::string> ops;
   for (const Constraint& c : kConstraints) {

@@ -55,6 +55,10 @@ OutputCheck output_check(const c10::OperatorName& op);
 // philox_offset, rng_state) with their unused and debug outputs.
 std::vector<OutputCheck> output_checks(const c10::FunctionSchema& schema);
 
+// Whether apply_input_constraints rewrites some argument of `op` (its inputs
+// then hold relations that values mixed from two draws need not keep).
+bool has_input_constraints(const c10::OperatorName& op);
+
 // The operators apply_input_constraints rewrites arguments of, as the table
 // names them: "embedding" (every overload) or "index.Tensor" (one overload).
 std::vector<std::string> constrained_operators();

@@ -16,6 +16,7 @@
 #include "runner/global_state.h"
 #include "runner/phase.h"
 #include "runner/prepare.h"
+#include "runner/timed_audit.h"
 
 namespace backendbench::runner {
 namespace {
@@ -23,7 +24,7 @@ namespace {
 using report::ErrorType;
 
 // The streams of a test's hidden seeds (inputs::hidden_seed).
-enum Purpose : uint64_t { kFreshValues = 1, kNeighbourShape = 2, kTimedInputs = 3, kTimedRefill = 4 };
+enum Purpose : uint64_t { kFreshValues = 1, kNeighbourShape = 2, kTimedInputs = 3, kTimedRefill = 4, kTimedAudit = 5 };
 
 // The CUDA-graph times of a pair (--cuda-graphs); a side that could not be
 // captured has no time, and graph_error names the side and the reason.
@@ -398,10 +399,13 @@ TestOutcome OperatorRun::correctness(const data::InputRecord& input) {
 }
 
 // The timed calls' outputs: the last timed call's, against ATen on the timed
-// inputs; then one more call on fresh values written into the timed buffers.
+// inputs, and with an audit (runner/timed_audit.h) every call's since its last
+// change, read at hidden positions. Without one, one more call on fresh values
+// written into the timed buffers.
 std::optional<Failure> OperatorRun::check_timed(const data::InputRecord& input, uint64_t seed,
                                                 const torch::jit::Stack& timed_inputs,
-                                                const std::optional<torch::jit::Stack>& last_output) {
+                                                const std::optional<torch::jit::Stack>& last_output,
+                                                const TimedAudit* audit) {
   const c10::Device device = options_.device;
   std::vector<std::optional<double>> budgets;
   torch::jit::Stack previous;
@@ -414,8 +418,10 @@ std::optional<Failure> OperatorRun::check_timed(const data::InputRecord& input, 
                                            .pristine = reference.inputs, .check_contract = false,
                                            .rerun_reference = rerun_on(reference.inputs)});
     if (verdict.failure) {
+      if (audit && audit->remembered(reference.outputs)) return remembered_while_timed(*audit);
       return Failure(ErrorType::wrong_when_timed, "the output of the last timed call: " + verdict.failure->message);
     }
+    if (audit && audit->judged_calls() > 0) return check_audited_calls(*audit, reference, verdict.comparison.budgets);
     budgets = verdict.comparison.budgets;
     previous = *last_output;
   }
@@ -444,6 +450,33 @@ std::optional<Failure> OperatorRun::check_timed(const data::InputRecord& input, 
                    "remembered by address, not computed");
   }
   return Failure(ErrorType::wrong_when_timed, context + ": " + verdict.failure->message);
+}
+
+// Every audited call's outputs, read at the hidden positions, against ATen's
+// on the final values (`reference`), within the last call's `budgets`.
+std::optional<Failure> OperatorRun::check_audited_calls(const TimedAudit& audit, const ReferenceRun& reference,
+                                                        const std::vector<std::optional<double>>& budgets) const {
+  const ReferenceRun expected{.inputs = reference.inputs, .outputs = audit.expected(reference.outputs)};
+  const torch::jit::Stack read = audit.judged(expected.outputs);
+  const CandidateRun candidate{.inputs = reference.inputs, .outputs = read, .snapshot = read};
+  const auto rerun = [&]() -> std::optional<ReferenceRun> {
+    auto again = rerun_on(reference.inputs)();
+    if (again) again->outputs = audit.expected(again->outputs);
+    return again;
+  };
+  const Verdict verdict = judge(rules_, {.reference = expected, .candidate = candidate, .pristine = reference.inputs,
+                                         .fixed_budgets = budgets, .check_contract = false, .rerun_reference = rerun});
+  if (!verdict.failure) return std::nullopt;
+  if (audit.remembered(reference.outputs)) return remembered_while_timed(audit);
+  return Failure(ErrorType::wrong_when_timed, "the timed " + audit.judged_span() +
+                                                  ", their outputs read at hidden positions (row: call, column: "
+                                                  "position): " + verdict.failure->message);
+}
+
+Failure OperatorRun::remembered_while_timed(const TimedAudit& audit) {
+  return Failure(ErrorType::stale_result,
+                 "after the timed buffers took new values at a hidden call, the timed " + audit.judged_span() +
+                     " still returned what the calls before returned: a result remembered, not computed");
 }
 
 TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_correct) {
@@ -480,6 +513,18 @@ TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_
   // their inputs or the last calls are CUDA-graph captures.
   const bool keep_output = rules_.written.empty() && !options_.timing.cuda_graphs;
   std::optional<torch::jit::Stack> last_output, last_reference_output;
+  // The kept outputs are audited (runner/timed_audit.h): new values at a hidden call, every call read.
+  std::unique_ptr<TimedAudit> audit;
+  if (keep_output) {
+    auto refill = prepare_inputs(op_, *input.args, options_.device,
+                                 inputs::hidden_seed(seed, options_.secret, kTimedRefill));
+    if (auto* values = std::get_if<torch::jit::Stack>(&refill)) {
+      const timing::TimingOptions& o = options_.timing;
+      audit = TimedAudit::plan(op_, inputs, std::move(*values), inputs::hidden_seed(seed, options_.secret, kTimedAudit),
+                               o.warmup, o.warmup + std::min(o.min_samples, o.max_samples), last_output);
+    }
+  }
+  const timing::CallHooks* hooks = audit ? &audit->hooks() : nullptr;
   bool reference_raised = false;
   timing::PairedTiming t;
   GlobalStateGuard state(options_.device);
@@ -502,9 +547,9 @@ TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_
         };
         timing::BaselineStore::Timed timed =
             options_.baseline ? options_.baseline->time_pair(options_.device, op_name_, input.args_text, options_.seed,
-                                                             reference, candidate, options_.timing)
+                                                             reference, candidate, options_.timing, hooks)
                               : timing::BaselineStore::Timed{
-                                    timing::time_pair(options_.device, reference, candidate, options_.timing)};
+                                    timing::time_pair(options_.device, reference, candidate, options_.timing, hooks)};
         t = std::move(timed.timing);
         reference_source_ = timed.source;
       })) {
@@ -517,7 +562,7 @@ TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_
   if (!t.candidate.stray_work.empty() && t.reference.stray_work.empty() && !reference_strays(inputs)) {
     return fail(Failure(ErrorType::side_stream_work, "while timed: " + t.candidate.stray_work));
   }
-  if (auto f = check_timed(input, seed, inputs, last_output)) return fail(*f);
+  if (auto f = check_timed(input, seed, inputs, last_output, audit.get())) return fail(*f);
   r.reference_time_ms = t.reference.median_ms();
   r.benchmark_time_ms = t.candidate.median_ms();
   r.reference_samples = t.reference.stats.samples;

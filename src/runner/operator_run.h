@@ -9,9 +9,12 @@
 // itself raises is excluded, with the reason, rather than judged.
 //
 // A performance test (of a correct candidate) times both sides on fresh
-// buffers, then checks the output of the last timed call and one more call on
-// fresh values in the timed buffers: a kernel that does less work once timed,
-// or caches by address, fails (WrongWhenTimed, StaleResult).
+// buffers, then checks the output of the last timed call and, where the
+// timing could audit the calls (runner/timed_audit.h: new values at a hidden
+// call, every later call's outputs read at hidden positions), every audited
+// call; otherwise one more call on fresh values in the timed buffers. A
+// kernel that does less work once timed, or on some calls, or remembers
+// results, fails (WrongWhenTimed, StaleResult).
 #pragma once
 
 #include <functional>
@@ -27,6 +30,7 @@
 #include "runner/evaluate.h"
 #include "runner/judge.h"
 #include "runner/test_job.h"
+#include "runner/timed_audit.h"
 #include "timing/timer.h"
 
 namespace backendbench::runner {
@@ -67,7 +71,10 @@ class OperatorRun {
   std::optional<Failure> stray_work(const CandidateRun& candidate, const torch::jit::Stack& inputs,
                                     Checked* out = nullptr);
   std::optional<Failure> check_timed(const data::InputRecord& input, uint64_t seed, const torch::jit::Stack& timed_inputs,
-                                     const std::optional<torch::jit::Stack>& last_output);
+                                     const std::optional<torch::jit::Stack>& last_output, const TimedAudit* audit);
+  std::optional<Failure> check_audited_calls(const TimedAudit& audit, const ReferenceRun& reference,
+                                             const std::vector<std::optional<double>>& budgets) const;
+  static Failure remembered_while_timed(const TimedAudit& audit);
 
   uint64_t seed_of(const data::InputRecord& input) const;
 

@@ -1,6 +1,9 @@
 #include "runner/prepare.h"
 
+#include <optional>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include <ATen/ATen.h>
 
@@ -124,26 +127,42 @@ torch::jit::Stack copy_inputs(const torch::jit::Stack& stack) {
   return out;
 }
 
-bool refill_inputs(const torch::jit::Stack& target, const torch::jit::Stack& source) {
-  if (target.size() != source.size()) return false;
+namespace {
+
+// The (target, source) tensors whose storages refill_inputs copies; nullopt when the structures differ.
+std::optional<std::vector<std::pair<at::Tensor, at::Tensor>>> refill_pairs(const torch::jit::Stack& target,
+                                                                           const torch::jit::Stack& source) {
+  if (target.size() != source.size()) return std::nullopt;
   std::vector<std::pair<at::Tensor, at::Tensor>> pairs;
   for (size_t i = 0; i < target.size(); ++i) {
     const auto to = check::tensors_of(target[i]);
     const auto from = check::tensors_of(source[i]);
-    if (to.size() != from.size()) return false;
+    if (to.size() != from.size()) return std::nullopt;
     for (size_t k = 0; k < to.size(); ++k) {
       const at::Tensor& a = to[k];
       const at::Tensor& b = from[k];
-      if (a.defined() != b.defined()) return false;
+      if (a.defined() != b.defined()) return std::nullopt;
       if (!a.defined()) continue;
       if (a.layout() != at::kStrided || b.layout() != at::kStrided || !a.has_storage() || !b.has_storage() ||
           a.scalar_type() != b.scalar_type() || a.storage().nbytes() != b.storage().nbytes()) {
-        return false;
+        return std::nullopt;
       }
       pairs.emplace_back(a, b);
     }
   }
-  for (const auto& [a, b] : pairs) {
+  return pairs;
+}
+
+}  // namespace
+
+bool can_refill(const torch::jit::Stack& target, const torch::jit::Stack& source) {
+  return refill_pairs(target, source).has_value();
+}
+
+bool refill_inputs(const torch::jit::Stack& target, const torch::jit::Stack& source) {
+  const auto pairs = refill_pairs(target, source);
+  if (!pairs) return false;
+  for (const auto& [a, b] : *pairs) {
     if (a.storage().nbytes() == 0) continue;
     storage_bytes(a.storage(), a.options()).copy_(storage_bytes(b.storage(), b.options()));
   }

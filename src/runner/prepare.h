@@ -67,5 +67,7 @@ torch::jit::Stack copy_inputs(const torch::jit::Stack& stack);
 // target keeps its addresses and takes fresh values. False (target
 // untouched) when the structures differ.
 bool refill_inputs(const torch::jit::Stack& target, const torch::jit::Stack& source);
+// Whether refill_inputs(target, source) would write (the structures match).
+bool can_refill(const torch::jit::Stack& target, const torch::jit::Stack& source);
 
 }  // namespace backendbench::runner

@@ -220,8 +220,9 @@ std::optional<std::string> BaselineStore::dropped() const {
 
 BaselineStore::Timed BaselineStore::time_pair(c10::Device device, const std::string& op_name, const std::string& args,
                                               uint64_t seed, const std::function<void()>& reference,
-                                              const std::function<void()>& candidate, const TimingOptions& o) {
-  const auto both = [&] { return timing::time_pair(device, reference, candidate, o); };
+                                              const std::function<void()>& candidate, const TimingOptions& o,
+                                              const CallHooks* candidate_hooks) {
+  const auto both = [&] { return timing::time_pair(device, reference, candidate, o, candidate_hooks); };
   const auto remember = [&](const Timing& t) {
     const auto& s = t.stats;
     // spread: the relative width of the median's confidence interval, from which a hit rebuilds it
@@ -250,7 +251,7 @@ BaselineStore::Timed BaselineStore::time_pair(c10::Device device, const std::str
     TimingOptions candidate_only = o;
     candidate_only.hold_stream = mode == TimingMode::kernel;
     if (candidate_only.hold_stream) candidate_only.kernel_floor_ms = 0.0;  // the reference ran in kernel mode: so does the candidate
-    Timing measured = time_call(device, candidate, candidate_only);
+    Timing measured = time_call(device, candidate, candidate_only, candidate_hooks);
     if (measured.mode != mode) break;  // the candidate cannot be timed as the reference was: time both
     SampleStats stats{.samples = entry->samples, .median = entry->median_ms, .min = entry->min_ms};
     stats.median_low = entry->median_ms * (1.0 - entry->spread / 2);

@@ -50,7 +50,9 @@ class CountsTowardsTiming {
 
 // One side of a timing: its call, the samples drawn and when to stop.
 struct Side {
-  Side(const Fn& call, const TimingOptions& o) : fn(call) { reset(o); }
+  Side(const Fn& call, const TimingOptions& o, const CallHooks* call_hooks = nullptr) : fn(call), hooks(call_hooks) {
+    reset(o);
+  }
   void reset(const TimingOptions& o) {
     samples.clear();
     stop = make_stopping_criterion(o.stopping, o.target_relative_ci);
@@ -66,6 +68,8 @@ struct Side {
   }
 
   const Fn& fn;
+  const CallHooks* hooks;
+  size_t calls = 0;  // made so far, warm-ups included
   std::vector<double> samples;
   std::unique_ptr<StoppingCriterion> stop;
   std::string stray_work;
@@ -139,8 +143,10 @@ class Sampler {
   void warm_up(Side& side, size_t count) {
     std::vector<uint64_t> tags;
     for (size_t i = 0; i < count; ++i) {
+      before_call(side);
       if (window_) tags.push_back(window_->run_tagged(side.fn));
       else side.fn();
+      after_call(side);
     }
     settle(side, tags);
   }
@@ -174,10 +180,21 @@ class Sampler {
   static constexpr int kThrottleRetries = 3;
   static constexpr size_t kMaxSides = 2;  // sampled in turns: the event pool holds a batch of each
 
-  // The flush, recorded as the engine's own work while the calls are watched.
+  // The engine's own work (the flush, a side's hooks), recorded as such while the calls are watched.
+  void engine_work(const Fn& work) {
+    if (window_) window_->run_engine(work);
+    else work();
+  }
   void engine_flush() {
-    if (window_) window_->run_engine([&] { flush(); });
-    else flush();
+    engine_work([&] { flush(); });
+  }
+  // A side's call is about to be made (before its flush) / has been made.
+  void before_call(Side& side) {
+    const size_t call = ++side.calls;
+    if (side.hooks && side.hooks->before) engine_work([&] { side.hooks->before(call); });
+  }
+  void after_call(Side& side) {
+    if (side.hooks && side.hooks->after) engine_work([&] { side.hooks->after(side.calls); });
   }
 
   void open_window() {
@@ -205,9 +222,11 @@ class Sampler {
     if (device_.is_cpu()) {
       for (size_t i = 0; i < count; ++i) {
         for (size_t k = 0; k < n; ++k) {
+          before_call(*sides[k]);
           const auto start = Clock::now();
           sides[k]->fn();
           out[k].push_back(ms_since(start));
+          after_call(*sides[k]);
         }
       }
       return true;
@@ -223,15 +242,17 @@ class Sampler {
     for (size_t i = 0; i < count; ++i) {
       for (size_t j = 0; j < n; ++j) {
         const size_t k = (lead + j) % n;
+        before_call(*sides[k]);
         if (hold || o_.dispatch_l2_flush) engine_flush();
         if (by_records) {
           tags[k].push_back(window_->run_tagged(sides[k]->fn));
-          continue;
+        } else {
+          starts_[i * n + k].record(*stream_);
+          sides[k]->fn();
+          ends_[i * n + k].record(*stream_);
+          last_end = &ends_[i * n + k];
         }
-        starts_[i * n + k].record(*stream_);
-        sides[k]->fn();
-        ends_[i * n + k].record(*stream_);
-        last_end = &ends_[i * n + k];
+        after_call(*sides[k]);
       }
     }
     if (held) held->release();
@@ -345,9 +366,9 @@ void synchronize(c10::Device device) {
   guard.synchronizeDevice(device.index() < 0 ? guard.getDevice().index() : device.index());
 }
 
-Timing time_call(c10::Device device, const Fn& fn, const TimingOptions& o) {
+Timing time_call(c10::Device device, const Fn& fn, const TimingOptions& o, const CallHooks* hooks) {
   const CountsTowardsTiming counted;
-  Side side(fn, o);
+  Side side(fn, o, hooks);
   Sampler sampler(device, o, /*watch=*/true, &side);
   sampler.warm_up(side, o.warmup);
   const auto start = Clock::now();
@@ -362,11 +383,12 @@ Timing time_call(c10::Device device, const Fn& fn, const TimingOptions& o) {
   return {summarize(std::move(side.samples)), mode_of(device, kernel_mode), side.stray_work};
 }
 
-PairedTiming time_pair(c10::Device device, const Fn& reference, const Fn& candidate, const TimingOptions& o) {
+PairedTiming time_pair(c10::Device device, const Fn& reference, const Fn& candidate, const TimingOptions& o,
+                       const CallHooks* candidate_hooks) {
   PairedTiming paired;
   {
     const CountsTowardsTiming counted;
-    Side a(reference, o), b(candidate, o);
+    Side a(reference, o), b(candidate, o, candidate_hooks);
     Sampler sampler(device, o, /*watch=*/true, &b);
     sampler.warm_up(a, o.warmup);
     sampler.warm_up(b, o.warmup);

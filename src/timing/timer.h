@@ -68,6 +68,17 @@ struct TimingOptions {
                                    // hides up to as much of a call's dispatch)
 };
 
+// Engine work around one side's calls, never timed: `before` runs ahead of
+// the L2 flush that precedes a call, `after` once the call is queued, both
+// outside the sample (events and clocks) and recorded as the engine's own
+// work under CUPTI. `call` counts that side's calls from 1, warm-ups included.
+// The runner uses them to change a candidate's inputs at a hidden call and to
+// keep a few values of every call's outputs (runner/timed_audit.h).
+struct CallHooks {
+  std::function<void(size_t call)> before;
+  std::function<void(size_t call)> after;
+};
+
 enum class TimingMode { kernel, dispatch, host };
 std::string to_string(TimingMode mode);  // "kernel", "dispatch", "host"
 
@@ -98,12 +109,15 @@ struct PairedTiming {
 // medians' confidence intervals.
 PairedTiming pair_of(Timing reference, Timing candidate);
 
-// Times `fn` alone. Exceptions from `fn` propagate.
-Timing time_call(c10::Device device, const std::function<void()>& fn, const TimingOptions& options = {});
+// Times `fn` alone, `hooks` (when given) around each of its calls. Exceptions from `fn` propagate.
+Timing time_call(c10::Device device, const std::function<void()>& fn, const TimingOptions& options = {},
+                 const CallHooks* hooks = nullptr);
 
-// Times `reference` and `candidate` alternately, in the same mode. Exceptions propagate.
+// Times `reference` and `candidate` alternately, in the same mode, `candidate_hooks` (when given) around
+// each candidate call. Exceptions propagate.
 PairedTiming time_pair(c10::Device device, const std::function<void()>& reference,
-                       const std::function<void()>& candidate, const TimingOptions& options = {});
+                       const std::function<void()>& candidate, const TimingOptions& options = {},
+                       const CallHooks* candidate_hooks = nullptr);
 
 // Times both sides replayed from CUDA graphs (alternately, L2 flushed before
 // every replay; with several calls per graph only the first starts cold).

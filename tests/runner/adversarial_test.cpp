@@ -3,6 +3,8 @@
 // test): every cheat fails with its own error_type, every honest kernel passes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <string>
 
 #include "../fixtures/adversarial/cpu_corpus.h"
@@ -140,6 +142,65 @@ TEST(Corpus, LessWorkOnceTimedFailsThePerformanceTest) {
   ASSERT_TRUE(outcome.performance);
   EXPECT_FALSE(outcome.performance->successfully_ran);
   EXPECT_EQ(outcome.performance->error_type, "WrongWhenTimed") << outcome.performance->error_msg;
+}
+
+// The timed calls are audited (runner/timed_audit.h): kernels that remember a
+// result (by address while called rapidly, by sampled values) or do the work
+// on some calls only fail their performance test, though their correctness
+// tests (here skipped: known_correct) would see them compute.
+TEST(Corpus, TimedCallsThatRememberOrSlackFailThePerformanceTest) {
+  const struct {
+    const char* name;
+    const char* op;
+    const char* args;
+    adv::Unary kernel;
+    std::vector<std::string> error_types;
+  } cheats[] = {
+      {"relu_right_on_every_third_call", "relu.default", kRelu, adv::relu_right_on_every_third_call(),
+       {"WrongWhenTimed"}},
+      {"relu_remembered_while_called_rapidly", "relu.default", kRelu, adv::relu_remembered_while_called_rapidly(),
+       {"StaleResult"}},
+      // A few of 64 Ki values get their earlier values back: the four sampled ones almost surely not.
+      {"neg_remembered_by_sampled_values", "neg.default", "((T([256, 256], f32),), {})",
+       adv::remembered_by_sampled_values(adv::neg_loop), {"StaleResult", "WrongWhenTimed"}},
+      {"relu_lazy_after_5_calls", "relu.default", kRelu, adv::relu_lazy_after_5_calls(),
+       {"WrongWhenTimed", "StaleResult"}},
+  };
+  const RunOptions options = fast_options();
+  for (const auto& cheat : cheats) {
+    OperatorRun run(cheat.op, op_handle(cheat.op), native(cheat.kernel), options, 0.0);
+    const TestOutcome outcome = run.performance(record(cheat.op, cheat.args), /*known_correct=*/true);
+    ASSERT_TRUE(outcome.performance) << cheat.name;
+    EXPECT_FALSE(outcome.performance->successfully_ran) << cheat.name << " passed";
+    const auto& types = cheat.error_types;
+    EXPECT_NE(std::find(types.begin(), types.end(), outcome.performance->error_type), types.end())
+        << cheat.name << ": " << outcome.performance->error_type << ": " << outcome.performance->error_msg;
+  }
+}
+
+// Honest kernels pass their performance tests, one whose sums differ from call
+// to call in the last bits (another order each time) included.
+TEST(Corpus, HonestKernelsPassThePerformanceTest) {
+  const struct {
+    const char* name;
+    const char* op;
+    const char* args;
+    adv::Unary kernel;
+  } honest[] = {
+      {"relu_loop", "relu.default", kRelu, adv::relu_loop},
+      {"relu_loop_transposed", "relu.default", kReluTransposed, adv::relu_loop},
+      {"relu_threads_joined", "relu.default", kRelu, adv::relu_threads},
+      {"sum_backwards_in_double", "sum.default", "((T([1024], f32),), {})", adv::sum_backwards_in_double},
+      {"sum_in_shuffled_order", "sum.default", "((T([4096], f32),), {})", adv::sum_in_shuffled_order},
+  };
+  const RunOptions options = fast_options();
+  for (const auto& h : honest) {
+    OperatorRun run(h.op, op_handle(h.op), native(h.kernel), options, 0.0);
+    const TestOutcome outcome = run.performance(record(h.op, h.args));
+    ASSERT_TRUE(outcome.performance) << h.name;
+    EXPECT_TRUE(outcome.performance->successfully_ran)
+        << h.name << ": " << outcome.performance->error_type << ": " << outcome.performance->error_msg;
+  }
 }
 
 // ATen as a candidate passes every check, timing included.

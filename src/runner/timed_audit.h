@@ -1,0 +1,91 @@
+// What a performance test checks of the candidate's timed calls besides the
+// output of the last one (runner/operator_run.cpp). Every timed call gets the
+// same buffers, so a kernel could return a result it remembered, or do the
+// work on some calls only; the audit makes both fail:
+//   - at a hidden call (the second or later) fresh values are written into the
+//     timed buffers (same addresses; the tensors' version counters untouched):
+//     a result remembered by address, version or the call's timing is stale
+//     from there on;
+//   - at a later hidden call, hidden positions of every floating input get
+//     their earlier values back: a result remembered by a sample of the
+//     inputs' values is stale from there on (operators whose inputs carry no
+//     constraints between them only, inputs/constraints.h);
+//   - from the last change on, every call's outputs are read at hidden
+//     positions, so that each call, not only the last, is judged against ATen
+//     on the final values.
+// All of it is engine work around the candidate's calls (timing::CallHooks):
+// never inside a sample, and never synchronizing (the stream may be held).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/core/stack.h>
+
+#include "timing/timer.h"
+
+namespace backendbench::runner {
+
+class TimedAudit {
+ public:
+  // `timed`: the buffers both sides are timed on (the audit writes them);
+  // `refill`: fresh values laid out as `timed`; `calls`: how many candidate
+  // calls the timing makes at least, its warm-ups (at least one, so that the
+  // positions are drawn outside a held batch) included; `outputs`: where the
+  // candidate's call leaves its outputs. Null when no audit fits (too few
+  // calls, layouts that differ). The audit's hooks refer to it: it stays where it is made.
+  static std::unique_ptr<TimedAudit> plan(const c10::OperatorHandle& op, const torch::jit::Stack& timed,
+                                        torch::jit::Stack refill, uint64_t seed, size_t warmup, size_t calls,
+                                        const std::optional<torch::jit::Stack>& outputs);
+
+  // The hooks to time the candidate with (valid while this audit lives).
+  const timing::CallHooks& hooks() const { return hooks_; }
+
+  TimedAudit(const TimedAudit&) = delete;
+  TimedAudit& operator=(const TimedAudit&) = delete;
+
+  // How many calls' outputs were read after the last change (0: the timing
+  // failed before it).
+  size_t judged_calls() const { return judged_.size(); }
+  // The candidate's outputs read at the hidden positions, one [calls, positions]
+  // tensor per output tensor read (the first call after the last change first);
+  // an output not read (not a tensor, empty, not strided) as ATen's is in `like`.
+  torch::jit::Stack judged(const torch::jit::Stack& like) const;
+  // ATen's outputs (`outputs`, on the final values) read at the same positions,
+  // repeated for every judged call, in judged()'s layout.
+  torch::jit::Stack expected(const torch::jit::Stack& outputs) const;
+  // Whether every judged call returned, bit for bit at the hidden positions,
+  // what the call just before a change returned, while `outputs` (ATen on the
+  // final values) differ from that: a result remembered, not computed.
+  bool remembered(const torch::jit::Stack& outputs) const;
+  // "calls 5 to 24": the judged calls, for messages.
+  std::string judged_span() const;
+
+ private:
+  TimedAudit() = default;
+  void before(size_t call);
+  void after(size_t call);
+  std::vector<at::Tensor> read(const torch::jit::Stack& outputs) const;  // one per output; undefined: not read
+
+  struct Restore {  // a floating storage's hidden positions and their values before the refill
+    at::Tensor flat, positions, values;
+  };
+
+  const torch::jit::Stack* timed_ = nullptr;
+  torch::jit::Stack refill_;
+  std::vector<Restore> restores_;  // empty: no second change
+  size_t refill_at_ = 0, restore_at_ = 0, judged_from_ = 0, calls_ = 0;
+  uint64_t seed_ = 0;
+  const std::optional<torch::jit::Stack>* outputs_ = nullptr;
+  std::vector<at::Tensor> positions_;  // per output (undefined: not read), drawn at the first call
+  bool positions_drawn_ = false;
+  std::vector<std::vector<at::Tensor>> before_change_, judged_;
+  timing::CallHooks hooks_;
+};
+
+}  // namespace backendbench::runner
