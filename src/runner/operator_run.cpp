@@ -521,10 +521,12 @@ TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_
     if (auto* values = std::get_if<torch::jit::Stack>(&refill)) {
       const timing::TimingOptions& o = options_.timing;
       audit = TimedAudit::plan(op_, inputs, std::move(*values), inputs::hidden_seed(seed, options_.secret, kTimedAudit),
-                               o.warmup, o.warmup + std::min(o.min_samples, o.max_samples), last_output);
+                               o.warmup, o.warmup + std::min(o.min_samples, o.max_samples), last_output,
+                               last_reference_output);
     }
   }
   const timing::CallHooks* hooks = audit ? &audit->hooks() : nullptr;
+  const timing::CallHooks* mirror = audit ? &audit->mirror_hooks() : nullptr;
   bool reference_raised = false;
   timing::PairedTiming t;
   GlobalStateGuard state(options_.device);
@@ -547,9 +549,9 @@ TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_
         };
         timing::BaselineStore::Timed timed =
             options_.baseline ? options_.baseline->time_pair(options_.device, op_name_, input.args_text, options_.seed,
-                                                             reference, candidate, options_.timing, hooks)
-                              : timing::BaselineStore::Timed{
-                                    timing::time_pair(options_.device, reference, candidate, options_.timing, hooks)};
+                                                             reference, candidate, options_.timing, hooks, mirror)
+                              : timing::BaselineStore::Timed{timing::time_pair(options_.device, reference, candidate,
+                                                                               options_.timing, hooks, mirror)};
         t = std::move(timed.timing);
         reference_source_ = timed.source;
       })) {

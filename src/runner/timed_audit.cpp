@@ -39,13 +39,15 @@ size_t draw(std::mt19937_64& rng, size_t low, size_t high) {
 
 std::unique_ptr<TimedAudit> TimedAudit::plan(const c10::OperatorHandle& op, const torch::jit::Stack& timed,
                                              torch::jit::Stack refill, uint64_t seed, size_t warmup, size_t calls,
-                                             const std::optional<torch::jit::Stack>& outputs) {
+                                             const std::optional<torch::jit::Stack>& outputs,
+                                             const std::optional<torch::jit::Stack>& reference_outputs) {
   // The refill needs a call before it (to remember), the positions a warm-up (drawn unheld), and a call after.
   if (warmup < 1 || calls < 3 || !can_refill(timed, refill)) return nullptr;
   std::unique_ptr<TimedAudit> audit(new TimedAudit);
   audit->timed_ = &timed;
   audit->refill_ = std::move(refill);
   audit->outputs_ = &outputs;
+  audit->reference_outputs_ = &reference_outputs;
   audit->seed_ = seed;
   std::mt19937_64 rng(seed);
   // The values of floating inputs at hidden positions, to put back after the refill: only where values
@@ -80,6 +82,9 @@ std::unique_ptr<TimedAudit> TimedAudit::plan(const c10::OperatorHandle& op, cons
   TimedAudit* self = audit.get();
   audit->hooks_.before = [self](size_t call) { self->before(call); };
   audit->hooks_.after = [self](size_t call) { self->after(call); };
+  audit->mirror_.after = [self](size_t) {
+    if (self->reference_outputs_->has_value()) (void)self->read(**self->reference_outputs_);
+  };
   return audit;
 }
 

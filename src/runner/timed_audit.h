@@ -41,10 +41,15 @@ class TimedAudit {
   // calls, layouts that differ). The audit's hooks refer to it: it stays where it is made.
   static std::unique_ptr<TimedAudit> plan(const c10::OperatorHandle& op, const torch::jit::Stack& timed,
                                         torch::jit::Stack refill, uint64_t seed, size_t warmup, size_t calls,
-                                        const std::optional<torch::jit::Stack>& outputs);
+                                        const std::optional<torch::jit::Stack>& outputs,
+                                        const std::optional<torch::jit::Stack>& reference_outputs);
 
   // The hooks to time the candidate with (valid while this audit lives).
   const timing::CallHooks& hooks() const { return hooks_; }
+  // The hooks to time ATen with: the same reads of its outputs after each of
+  // its calls (results unused), so that the engine work before each side's
+  // next call is alike (timing::CallHooks).
+  const timing::CallHooks& mirror_hooks() const { return mirror_; }
 
   TimedAudit(const TimedAudit&) = delete;
   TimedAudit& operator=(const TimedAudit&) = delete;
@@ -82,10 +87,11 @@ class TimedAudit {
   size_t refill_at_ = 0, restore_at_ = 0, judged_from_ = 0, calls_ = 0;
   uint64_t seed_ = 0;
   const std::optional<torch::jit::Stack>* outputs_ = nullptr;
+  const std::optional<torch::jit::Stack>* reference_outputs_ = nullptr;
   std::vector<at::Tensor> positions_;  // per output (undefined: not read), drawn at the first call
   bool positions_drawn_ = false;
   std::vector<std::vector<at::Tensor>> before_change_, judged_;
-  timing::CallHooks hooks_;
+  timing::CallHooks hooks_, mirror_;
 };
 
 }  // namespace backendbench::runner

@@ -221,8 +221,8 @@ std::optional<std::string> BaselineStore::dropped() const {
 BaselineStore::Timed BaselineStore::time_pair(c10::Device device, const std::string& op_name, const std::string& args,
                                               uint64_t seed, const std::function<void()>& reference,
                                               const std::function<void()>& candidate, const TimingOptions& o,
-                                              const CallHooks* candidate_hooks) {
-  const auto both = [&] { return timing::time_pair(device, reference, candidate, o, candidate_hooks); };
+                                              const CallHooks* candidate_hooks, const CallHooks* reference_hooks) {
+  const auto both = [&] { return timing::time_pair(device, reference, candidate, o, candidate_hooks, reference_hooks); };
   const auto remember = [&](const Timing& t) {
     const auto& s = t.stats;
     // spread: the relative width of the median's confidence interval, from which a hit rebuilds it

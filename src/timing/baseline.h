@@ -123,7 +123,8 @@ class BaselineStore {
   // audit; otherwise both timed (time_pair) and the reference stored.
   Timed time_pair(c10::Device device, const std::string& op_name, const std::string& args, uint64_t seed,
                   const std::function<void()>& reference, const std::function<void()>& candidate,
-                  const TimingOptions& options, const CallHooks* candidate_hooks = nullptr);
+                  const TimingOptions& options, const CallHooks* candidate_hooks = nullptr,
+                  const CallHooks* reference_hooks = nullptr);
 
   // Stops reuse for the rest of this process (a drift found here, or by
   // another worker of the run); the first reason is kept.

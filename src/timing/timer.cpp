@@ -219,9 +219,13 @@ class Sampler {
   bool sample_once(std::span<Side* const> sides, size_t count, bool hold, std::vector<std::vector<double>>& out) {
     count = std::min(count, o_.batch);
     const size_t n = sides.size();
+    // The side that leads changes from batch to batch: the first call after
+    // a synchronization (or the hold's release) is nobody's advantage.
+    const size_t lead = batches_++ % n;
     if (device_.is_cpu()) {
       for (size_t i = 0; i < count; ++i) {
-        for (size_t k = 0; k < n; ++k) {
+        for (size_t j = 0; j < n; ++j) {
+          const size_t k = (lead + j) % n;
           before_call(*sides[k]);
           const auto start = Clock::now();
           sides[k]->fn();
@@ -235,9 +239,6 @@ class Sampler {
     std::vector<std::vector<uint64_t>> tags(n);
     std::optional<cuda::StreamHold> held;
     if (hold) held.emplace(*stream_, kHoldTimeout);
-    // The side that leads changes from batch to batch: the first call after
-    // a synchronization (or the hold's release) is nobody's advantage.
-    const size_t lead = batches_++ % n;
     c10::Event* last_end = nullptr;
     for (size_t i = 0; i < count; ++i) {
       for (size_t j = 0; j < n; ++j) {
@@ -384,11 +385,11 @@ Timing time_call(c10::Device device, const Fn& fn, const TimingOptions& o, const
 }
 
 PairedTiming time_pair(c10::Device device, const Fn& reference, const Fn& candidate, const TimingOptions& o,
-                       const CallHooks* candidate_hooks) {
+                       const CallHooks* candidate_hooks, const CallHooks* reference_hooks) {
   PairedTiming paired;
   {
     const CountsTowardsTiming counted;
-    Side a(reference, o), b(candidate, o, candidate_hooks);
+    Side a(reference, o, reference_hooks), b(candidate, o, candidate_hooks);
     Sampler sampler(device, o, /*watch=*/true, &b);
     sampler.warm_up(a, o.warmup);
     sampler.warm_up(b, o.warmup);

@@ -73,7 +73,9 @@ struct TimingOptions {
 // outside the sample (events and clocks) and recorded as the engine's own
 // work under CUPTI. `call` counts that side's calls from 1, warm-ups included.
 // The runner uses them to change a candidate's inputs at a hidden call and to
-// keep a few values of every call's outputs (runner/timed_audit.h).
+// keep a few values of every call's outputs (runner/timed_audit.h). GPU work a
+// hook queues still runs before the other side's next call and may hide some
+// of its dispatch in dispatch mode: give both sides alike work.
 struct CallHooks {
   std::function<void(size_t call)> before;
   std::function<void(size_t call)> after;
@@ -113,11 +115,11 @@ PairedTiming pair_of(Timing reference, Timing candidate);
 Timing time_call(c10::Device device, const std::function<void()>& fn, const TimingOptions& options = {},
                  const CallHooks* hooks = nullptr);
 
-// Times `reference` and `candidate` alternately, in the same mode, `candidate_hooks` (when given) around
-// each candidate call. Exceptions propagate.
+// Times `reference` and `candidate` alternately, in the same mode, each side's hooks (when given) around
+// each of its calls. Exceptions propagate.
 PairedTiming time_pair(c10::Device device, const std::function<void()>& reference,
                        const std::function<void()>& candidate, const TimingOptions& options = {},
-                       const CallHooks* candidate_hooks = nullptr);
+                       const CallHooks* candidate_hooks = nullptr, const CallHooks* reference_hooks = nullptr);
 
 // Times both sides replayed from CUDA graphs (alternately, L2 flushed before
 // every replay; with several calls per graph only the first starts cold).

@@ -54,7 +54,8 @@ TEST(Timer, ExceptionsPropagate) {
 
 TEST(Timer, SynchronizeOnCpuIsANoOp) { EXPECT_NO_THROW(synchronize(kCpu)); }
 
-// Reference and candidate are sampled in alternating batches, and the speedup
+// Reference and candidate are sampled in turns call by call within each batch
+// (A B A B), the side that leads changing from batch to batch, and the speedup
 // is the ratio of their medians, bracketed by its confidence interval.
 TEST(TimePair, AlternatesAndMeasuresTheRatio) {
   std::string order;
@@ -68,12 +69,36 @@ TEST(TimePair, AlternatesAndMeasuresTheRatio) {
   const PairedTiming t = time_pair(
       kCpu, [&] { order += 'A'; busy(std::chrono::microseconds(400)); },
       [&] { order += 'B'; busy(std::chrono::microseconds(200)); }, options);
-  EXPECT_EQ(order, "AAABBBAAABBBAAABBBAAABBB");
+  EXPECT_EQ(order, "ABABAB" "BABABA" "ABABAB" "BABABA");
   EXPECT_EQ(t.reference.stats.samples, 12u);
   EXPECT_EQ(t.candidate.stats.samples, 12u);
   EXPECT_NEAR(t.speedup, 2.0, 0.3);
   EXPECT_LE(t.speedup_low, t.speedup);
   EXPECT_GE(t.speedup_high, t.speedup);
+}
+
+// A side's hooks run around each of its calls (warm-ups included, counted
+// from 1), and their time is in no sample.
+TEST(TimePair, HooksRunAroundEachCallOutsideTheSamples) {
+  std::string events;
+  size_t calls = 0;
+  const CallHooks hooks{
+      .before = [&](size_t call) {
+        events += "<" + std::to_string(call);
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      },
+      .after = [&](size_t call) { events += std::to_string(call) + ">"; }};
+  const TimingOptions options{.warmup = 1, .min_samples = 3, .max_samples = 3, .batch = 3, .budget_ms = 1e9};
+  const PairedTiming t = time_pair(
+      kCpu, [] {},
+      [&] {
+        ++calls;
+        events += "B";
+      },
+      options, &hooks);
+  EXPECT_EQ(calls, 4u);
+  EXPECT_EQ(events, "<1B1><2B2><3B3><4B4>");
+  EXPECT_LT(t.candidate.median_ms(), 1.0) << "the hooks' 2 ms sleeps are not timed";
 }
 
 TEST(TimePair, StopsWhenBothMediansArePinnedDown) {
