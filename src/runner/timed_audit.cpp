@@ -82,8 +82,8 @@ std::unique_ptr<TimedAudit> TimedAudit::plan(const c10::OperatorHandle& op, cons
   TimedAudit* self = audit.get();
   audit->hooks_.before = [self](size_t call) { self->before(call); };
   audit->hooks_.after = [self](size_t call) { self->after(call); };
-  audit->mirror_.after = [self](size_t) {
-    if (self->reference_outputs_->has_value()) (void)self->read(**self->reference_outputs_);
+  audit->mirror_.after = [self](size_t call) {
+    if (self->reference_outputs_->has_value()) self->record(self->reference_, **self->reference_outputs_, call);
   };
   return audit;
 }
@@ -112,9 +112,13 @@ void TimedAudit::after(size_t call) {
       positions_.push_back(at::randint(0, t.numel(), {std::min(t.numel(), kReadPositions)}, gen, at::kLong).to(t.device()));
     }
   }
+  record(candidate_, outputs, call);
+}
+
+void TimedAudit::record(Reads& reads, const torch::jit::Stack& outputs, size_t call) {
   const bool before_change = call + 1 == refill_at_ || (restore_at_ > 0 && call + 1 == restore_at_);
-  if (before_change) before_change_.push_back(read(outputs));
-  if (call >= judged_from_) judged_.push_back(read(outputs));
+  if (before_change) reads.before_change.push_back(read(outputs));
+  if (call >= judged_from_) reads.judged.push_back(read(outputs));
 }
 
 std::vector<at::Tensor> TimedAudit::read(const torch::jit::Stack& outputs) const {
@@ -130,10 +134,10 @@ torch::jit::Stack TimedAudit::judged(const torch::jit::Stack& like) const {
   torch::jit::Stack out;
   for (size_t i = 0; i < like.size(); ++i) {
     std::vector<at::Tensor> rows;
-    for (const auto& row : judged_) {
+    for (const auto& row : candidate_.judged) {
       if (i < row.size() && row[i].defined()) rows.push_back(row[i]);
     }
-    if (rows.size() == judged_.size() && !rows.empty()) out.emplace_back(at::stack(rows));
+    if (rows.size() == candidate_.judged.size() && !rows.empty()) out.emplace_back(at::stack(rows));
     else out.push_back(like[i]);
   }
   return out;
@@ -142,10 +146,10 @@ torch::jit::Stack TimedAudit::judged(const torch::jit::Stack& like) const {
 torch::jit::Stack TimedAudit::expected(const torch::jit::Stack& outputs) const {
   torch::jit::Stack out;
   const std::vector<at::Tensor> row = read(outputs);
-  const auto calls = static_cast<int64_t>(judged_.size());
+  const auto calls = static_cast<int64_t>(candidate_.judged.size());
   for (size_t i = 0; i < outputs.size(); ++i) {
     const bool all_read = i < row.size() && row[i].defined() &&
-                          std::all_of(judged_.begin(), judged_.end(), [&](const auto& r) { return i < r.size() && r[i].defined(); });
+                          std::all_of(candidate_.judged.begin(), candidate_.judged.end(), [&](const auto& r) { return i < r.size() && r[i].defined(); });
     if (all_read && calls > 0) out.emplace_back(row[i].unsqueeze(0).expand({calls, row[i].numel()}).contiguous());
     else out.push_back(outputs[i]);
   }
@@ -163,9 +167,9 @@ bool TimedAudit::remembered(const torch::jit::Stack& outputs) const {
     }
     return any;
   };
-  for (const auto& earlier : before_change_) {
+  for (const auto& earlier : candidate_.before_change) {
     if (same(earlier, now)) continue;  // ATen's values did not change there: nothing to tell
-    if (!judged_.empty() && std::all_of(judged_.begin(), judged_.end(), [&](const auto& row) { return same(row, earlier); })) {
+    if (!candidate_.judged.empty() && std::all_of(candidate_.judged.begin(), candidate_.judged.end(), [&](const auto& row) { return same(row, earlier); })) {
       return true;
     }
   }

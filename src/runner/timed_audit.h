@@ -56,7 +56,7 @@ class TimedAudit {
 
   // How many calls' outputs were read after the last change (0: the timing
   // failed before it).
-  size_t judged_calls() const { return judged_.size(); }
+  size_t judged_calls() const { return candidate_.judged.size(); }
   // The candidate's outputs read at the hidden positions, one [calls, positions]
   // tensor per output tensor read (the first call after the last change first);
   // an output not read (not a tensor, empty, not strided) as ATen's is in `like`.
@@ -90,7 +90,13 @@ class TimedAudit {
   const std::optional<torch::jit::Stack>* reference_outputs_ = nullptr;
   std::vector<at::Tensor> positions_;  // per output (undefined: not read), drawn at the first call
   bool positions_drawn_ = false;
-  std::vector<std::vector<at::Tensor>> before_change_, judged_;
+  // What the after-hooks read: the candidate's calls just before a change and from the last change on, and
+  // the same of ATen's calls (kept only so that both sides allocate alike between their calls).
+  struct Reads {
+    std::vector<std::vector<at::Tensor>> before_change, judged;
+  };
+  void record(Reads& reads, const torch::jit::Stack& outputs, size_t call);
+  Reads candidate_, reference_;
   timing::CallHooks hooks_, mirror_;
 };
 
