@@ -40,7 +40,8 @@ void each_tensor(const torch::jit::Stack& inputs, Fn&& fn) {
 }
 
 at::Tensor promote(const at::Tensor& t, c10::ScalarType real) {
-  if (!floating(t)) return t;
+  // A number the caller passed (a wrapped number) is a double already and must promote as a number.
+  if (!floating(t) || t.unsafeGetTensorImpl()->is_wrapped_number()) return t;
   const c10::ScalarType target = at::isComplexType(t.scalar_type()) ? c10::toComplexType(real) : real;
   return t.to(target);
 }

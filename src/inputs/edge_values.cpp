@@ -12,6 +12,7 @@ void plant(const at::Tensor& t, const std::vector<double>& specials, const at::G
   if (!t.defined() || t.layout() != at::kStrided || !t.has_storage()) return;
   const bool complex = at::isComplexType(t.scalar_type());
   if (!complex && !at::isFloatingType(t.scalar_type())) return;
+  if (t.unsafeGetTensorImpl()->is_wrapped_number()) return;  // a number the caller passed, not data
   const auto n = static_cast<int64_t>(t.storage().nbytes() / t.element_size());
   if (n == 0) return;
   const int64_t count = std::min<int64_t>(n, static_cast<int64_t>(specials.size()));

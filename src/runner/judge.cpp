@@ -1,6 +1,8 @@
 #include "runner/judge.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 
 #include <ATen/ATen.h>
 
@@ -63,6 +65,30 @@ check::Comparison compare(const JudgeRules& rules, const JudgeInput& in, const t
   return check::compare_outputs(e, in.candidate.outputs, rules.tolerance);
 }
 
+// Why ATen's own result on this input is no answer (its floating outputs moved between two runs beyond
+// `tolerance`, or in where they are finite), or nullopt.
+std::optional<std::string> unreliable(const torch::jit::Stack& outputs, const std::vector<std::optional<double>>& spread,
+                                      const check::Tolerance& tolerance) {
+  const double cap = std::max(tolerance.atol, tolerance.rtol);
+  for (size_t i = 0; i < outputs.size() && i < spread.size(); ++i) {
+    const auto tensors = check::tensors_of(outputs[i]);
+    const bool floating = std::any_of(tensors.begin(), tensors.end(), [](const at::Tensor& t) {
+      return t.defined() && (at::isFloatingType(t.scalar_type()) || at::isComplexType(t.scalar_type()));
+    });
+    if (!floating || !spread[i] || *spread[i] <= cap) continue;
+    char text[240];
+    if (std::isfinite(*spread[i])) {
+      std::snprintf(text, sizeof text, "ATen gave output %zu differently in two runs on the same input (by %.3g, beyond "
+                    "the %.3g any result is judged at)", i, *spread[i], cap);
+    } else {
+      std::snprintf(text, sizeof text, "ATen gave output %zu differently in two runs on the same input (NaN or "
+                    "infinities in other places)", i);
+    }
+    return std::string(text) + ": there is no answer to judge against";
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 JudgeRules::JudgeRules(const c10::OperatorHandle& op, const check::Tolerance& tolerance)
@@ -101,6 +127,8 @@ Verdict judge(const JudgeRules& rules, const JudgeInput& in) {
       spread = check::run_to_run_spread(in.reference.outputs, again->outputs);
       if (std::any_of(spread.begin(), spread.end(), [](const auto& d) { return d.has_value(); })) {
         verdict.nondeterministic_reference = true;
+        verdict.unreliable_reference = unreliable(in.reference.outputs, spread, rules.tolerance);
+        if (verdict.unreliable_reference) return verdict;
         verdict.comparison = compare(rules, in, truth, spread);
       }
     }

@@ -246,6 +246,10 @@ OperatorRun::Checked OperatorRun::check(const data::InputRecord& input) {
   const CandidateRun& candidate = *ran;
   const Verdict first = judge(rules_, {.reference = reference, .truth = truth_on(rerun_inputs), .candidate = candidate,
                                        .pristine = reference.inputs, .rerun_reference = rerun_on(rerun_inputs)});
+  if (first.unreliable_reference) {
+    out.excluded = "ATen on " + device.str() + " is no reference here: " + *first.unreliable_reference;
+    return out;
+  }
   out.figures = first.comparison;
   if (first.nondeterministic_reference) out.note("NONDETERMINISTIC_REFERENCE");
   if (first.truth_unavailable) out.note("NO_HIGH_PRECISION_REFERENCE");
@@ -312,6 +316,7 @@ void OperatorRun::check_fresh_values(const data::InputRecord& input, uint64_t se
   const Verdict verdict = judge(rules_, {.reference = reference, .truth = truth_on(rerun_inputs), .candidate = candidate,
                                          .pristine = reference.inputs, .fixed_budgets = first_verdict.comparison.budgets,
                                          .rerun_reference = rerun_on(rerun_inputs)});
+  if (verdict.unreliable_reference) return out.note("FRESH_INPUT_UNRELIABLE_REFERENCE");
   if (verdict.nondeterministic_reference) out.note("NONDETERMINISTIC_REFERENCE");
   const auto reused = reused_output(candidate, first);
   if (verdict.failure && check::is_value_failure(verdict.failure->type()) &&
@@ -354,6 +359,7 @@ void OperatorRun::check_neighbour_shape(const data::InputRecord& input, uint64_t
     const Verdict verdict = judge(rules_, {.reference = reference, .truth = truth_on(rerun_inputs), .candidate = candidate,
                                            .pristine = reference.inputs, .fixed_budgets = first.comparison.budgets,
                                            .rerun_reference = rerun_on(rerun_inputs)});
+    if (verdict.unreliable_reference) return out.note("NEIGHBOUR_SHAPE_UNRELIABLE_REFERENCE");
     if (verdict.nondeterministic_reference) out.note("NONDETERMINISTIC_REFERENCE");
     if (verdict.failure) {
       Failure f = with_context(*verdict.failure, context + ", where the suite's shape passed");
@@ -417,6 +423,7 @@ std::optional<Failure> OperatorRun::check_timed(const data::InputRecord& input, 
     const Verdict verdict = judge(rules_, {.reference = reference, .truth = truth_on(reference.inputs), .candidate = candidate,
                                            .pristine = reference.inputs, .check_contract = false,
                                            .rerun_reference = rerun_on(reference.inputs)});
+    if (verdict.unreliable_reference) return std::nullopt;  // nothing to judge the timed calls against
     if (verdict.failure) {
       if (audit && audit->remembered(reference.outputs)) return remembered_while_timed(*audit);
       return Failure(ErrorType::wrong_when_timed, "the output of the last timed call: " + verdict.failure->message);
@@ -443,7 +450,7 @@ std::optional<Failure> OperatorRun::check_timed(const data::InputRecord& input, 
   const Verdict verdict = judge(rules_, {.reference = reference, .truth = truth_on(pristine), .candidate = candidate,
                                          .pristine = pristine, .fixed_budgets = budgets,
                                          .check_contract = false, .rerun_reference = rerun_on(pristine)});
-  if (!verdict.failure) return std::nullopt;
+  if (!verdict.failure || verdict.unreliable_reference) return std::nullopt;
   if (!previous.empty() && all_bitwise_equal(candidate.outputs, previous)) {
     return Failure(ErrorType::stale_result,
                    "fresh values in the timed buffers gave exactly the output of the timed calls: a result "
@@ -466,7 +473,7 @@ std::optional<Failure> OperatorRun::check_audited_calls(const TimedAudit& audit,
   };
   const Verdict verdict = judge(rules_, {.reference = expected, .candidate = candidate, .pristine = reference.inputs,
                                          .fixed_budgets = budgets, .check_contract = false, .rerun_reference = rerun});
-  if (!verdict.failure) return std::nullopt;
+  if (!verdict.failure || verdict.unreliable_reference) return std::nullopt;
   if (audit.remembered(reference.outputs)) return remembered_while_timed(audit);
   return Failure(ErrorType::wrong_when_timed, "the timed " + audit.judged_span() +
                                                   ", their outputs read at hidden positions (row: call, column: "

@@ -33,7 +33,10 @@ at::Tensor copy_tensor(const at::Tensor& t, std::unordered_map<const void*, c10:
     at::Tensor bytes = storage_bytes(storage, t.options()).clone();
     it = copies.emplace(storage.unsafeGetStorageImpl(), bytes.storage()).first;
   }
-  return at::empty({0}, t.options()).set_(it->second, t.storage_offset(), t.sizes(), t.strides());
+  at::Tensor copy = at::empty({0}, t.options()).set_(it->second, t.storage_offset(), t.sizes(), t.strides());
+  // A number the caller passed where a Tensor goes (bind.cpp) promotes as a number: the copy must too.
+  if (t.unsafeGetTensorImpl()->is_wrapped_number()) copy.unsafeGetTensorImpl()->set_wrapped_number(true);
+  return copy;
 }
 
 c10::IValue copy_value(const c10::IValue& v, std::unordered_map<const void*, c10::Storage>& copies) {

@@ -1,0 +1,69 @@
+// The judge's use of ATen's run-to-run difference: a small one widens the
+// budget (NONDETERMINISTIC_REFERENCE), one beyond the tolerance every result
+// is judged at, or NaN that moves, makes ATen no reference at all: nothing is
+// judged, and the input is excluded rather than failed.
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include <ATen/ATen.h>
+
+#include "ops/engine_test_util.h"
+#include "runner/judge.h"
+
+namespace backendbench::runner {
+namespace {
+
+using backendbench::testing::op_handle;
+
+struct Case {
+  at::Tensor reference, candidate, rerun;
+};
+
+Verdict judge_relu(const Case& c) {
+  const c10::OperatorHandle op = op_handle("relu.default");
+  const JudgeRules rules(op, check::Tolerance{});
+  const torch::jit::Stack inputs{at::randn({64})};
+  const ReferenceRun reference{.inputs = inputs, .outputs = {c.reference}};
+  const CandidateRun candidate{.inputs = inputs, .outputs = {c.candidate}, .snapshot = {c.candidate}};
+  return judge(rules, {.reference = reference,
+                       .candidate = candidate,
+                       .pristine = inputs,
+                       .check_contract = false,
+                       .rerun_reference = [&]() -> std::optional<ReferenceRun> {
+                         return ReferenceRun{.inputs = inputs, .outputs = {c.rerun}};
+                       }});
+}
+
+TEST(JudgeReference, ASmallRunToRunDifferenceWidensTheBudget) {
+  const at::Tensor x = at::randn({64}).abs() + 1;
+  const Verdict v = judge_relu({.reference = x, .candidate = x * (1 + 1e-3), .rerun = x * (1 - 1e-3)});
+  EXPECT_FALSE(v.failure) << v.failure->message;
+  EXPECT_TRUE(v.nondeterministic_reference);
+  EXPECT_FALSE(v.unreliable_reference);
+  // Far beyond ATen's own difference: a failure, not an excuse.
+  const Verdict wrong = judge_relu({.reference = x, .candidate = x * 1.5, .rerun = x * (1 - 1e-3)});
+  ASSERT_TRUE(wrong.failure);
+  EXPECT_FALSE(wrong.unreliable_reference);
+}
+
+TEST(JudgeReference, ATenDifferingFromItselfBeyondTheToleranceJudgesNothing) {
+  const at::Tensor x = at::randn({64}).abs() + 1;
+  const Verdict v = judge_relu({.reference = x, .candidate = x * 3, .rerun = x * 2});
+  EXPECT_FALSE(v.failure);
+  ASSERT_TRUE(v.unreliable_reference);
+  EXPECT_NE(v.unreliable_reference->find("no answer to judge against"), std::string::npos) << *v.unreliable_reference;
+}
+
+TEST(JudgeReference, NaNThatMovesBetweenATensRunsJudgesNothing) {
+  const at::Tensor x = at::randn({64}).abs() + 1;
+  at::Tensor garbage = x.clone();
+  garbage[3] = std::numeric_limits<float>::quiet_NaN();
+  const Verdict v = judge_relu({.reference = garbage, .candidate = x, .rerun = x});
+  EXPECT_FALSE(v.failure);
+  ASSERT_TRUE(v.unreliable_reference);
+  EXPECT_NE(v.unreliable_reference->find("NaN or infinities"), std::string::npos) << *v.unreliable_reference;
+}
+
+}  // namespace
+}  // namespace backendbench::runner
