@@ -16,4 +16,10 @@ std::string fixed(double v, int decimals) {
   return buf;
 }
 
+std::string share(double v) {
+  if (v > 0.0 && v < 0.005) return fixed(0.01, 2);
+  if (v < 1.0 && v >= 0.995) return fixed(0.99, 2);
+  return fixed(v, 2);
+}
+
 }  // namespace backendbench::report::detail

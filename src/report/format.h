@@ -13,4 +13,9 @@ std::string python_float(double v);
 // (printf would print `-nan`).
 std::string fixed(double v, int decimals);
 
+// A share in [0, 1] with two decimals, never rounded onto the ends: 1.00 only
+// when all of it (one failing operator in 300 prints 0.99, not 1.00) and 0.00
+// only when none.
+std::string share(double v);
+
 }  // namespace backendbench::report::detail

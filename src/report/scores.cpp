@@ -123,10 +123,10 @@ Scores compute_scores(const std::vector<OperatorSummary>& ops, double p) {
 
 std::string score_lines(const Scores& s) {
   using detail::fixed;
-  return "correctness score (mean pass rate over all operators): " + fixed(s.correctness, 2) +
+  return "correctness score (mean pass rate over all operators): " + detail::share(s.correctness) +
          "\nperformance score (geomean speedup over all operators): " + fixed(s.performance, 2) +
          "\nperf@p score (rate of correct samples with a speedup greater than p, p=" +
-         detail::python_float(s.p) + "): " + fixed(s.perf_at_p, 2) + "\n";
+         detail::python_float(s.p) + "): " + detail::share(s.perf_at_p) + "\n";
 }
 
 }  // namespace backendbench::report

@@ -190,6 +190,20 @@ TEST(ScoresTest, ScoreLinesRoundToTwoDecimalsAndPrintPAsPython) {
   EXPECT_NE(score_lines(s).find("p=0.1): "), std::string::npos);
 }
 
+// 1.00 means every operator passed, 0.00 that none did: one failing operator
+// in 302 prints 0.99, one correct and faster one in 302 prints 0.01.
+TEST(ScoresTest, SharesAreNeverRoundedOntoTheEnds) {
+  Scores s;
+  s.correctness = 301.0 / 302.0;
+  s.perf_at_p = 1.0 / 302.0;
+  EXPECT_NE(score_lines(s).find("over all operators): 0.99\n"), std::string::npos) << score_lines(s);
+  EXPECT_NE(score_lines(s).find("p=1.0): 0.01\n"), std::string::npos) << score_lines(s);
+  s.correctness = 1.0;
+  s.perf_at_p = 0.0;
+  EXPECT_NE(score_lines(s).find("over all operators): 1.00\n"), std::string::npos) << score_lines(s);
+  EXPECT_NE(score_lines(s).find("p=1.0): 0.00\n"), std::string::npos) << score_lines(s);
+}
+
 TEST(ScoresTest, NaNScoreLinePrintsAsPython) {
   Scores s;
   s.performance = -kNaN;

@@ -19,9 +19,9 @@ std::string score_class(double v, double good, double bad) { return v >= good ? 
 std::string scores_section(const Scores& s, const RunResults& results) {
   const std::string p = detail::python_float(s.p);
   std::string out = "<section id=\"scores\"><h2>Scores</h2><div class=\"cards\">";
-  out += card(detail::fixed(s.correctness, 2), "correctness: mean pass rate over operators", score_class(s.correctness, 1.0, 0.5));
+  out += card(detail::share(s.correctness), "correctness: mean pass rate over operators", score_class(s.correctness, 1.0, 0.5));
   out += card(detail::fixed(s.performance, 2), "performance: geomean speedup over operators", score_class(s.performance, 1.0, 0.95));
-  out += card(detail::fixed(s.perf_at_p, 2), "perf@" + p + ": share of operators correct and faster than " + p);
+  out += card(detail::share(s.perf_at_p), "perf@" + p + ": share of operators correct and faster than " + p);
   out += card(std::to_string(s.operators), "operators");
   out += card(std::to_string(results.correctness.size()) + " / " + std::to_string(results.performance.size()),
               "correctness / performance tests");
