@@ -74,6 +74,9 @@ struct InputRecord {
   // Set when the trace named an operator of an older torch that the run
   // rewrote onto today's (ops/legacy.h): the name as the trace wrote it.
   std::string legacy_op_name;
+  // Set for an OpInfo sample (suite/opinfo.h): the OpInfo's name (`_segment_reduce`,
+  // `nn.functional.relu`), by which --ops selects it too.
+  std::string opinfo_name;
 };
 
 struct Diagnostic {

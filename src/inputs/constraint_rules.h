@@ -82,6 +82,22 @@ void slice_range(Call&, const Constraint&);
 // unique when is_coalesced=True is passed.
 void coo_indices(Call&, const Constraint&);
 
+// Group ends of _grouped_mm's `offs` (`arg`): sorted, in [0, total], the last
+// equal to total, total being the size the groups split (self's rows for a
+// 2-d self and 3-d mat2, mat2's columns for 3-d by 2-d, the shared K for 2-d
+// by 2-d); multiples of 16 where total is one. Rows no group covers would be
+// left uninitialized.
+void group_offsets(Call&, const Constraint&);
+// CTC targets (`arg`): classes in [0, C) other than `blank`, C =
+// log_probs.size(-1); Tensor lengths made valid too (input_lengths the
+// whole time axis, target_lengths fitting the targets).
+void ctc_targets(Call&, const Constraint&);
+// segment_reduce's `lengths` (`arg`, counts summing to data.size(axis) along
+// their last dim) or `offsets` (sorted, from 0 to data.size(axis)): a kernel
+// given more rows than there are reads out of bounds when unsafe=True.
+void segment_lengths(Call&, const Constraint&);
+void segment_offsets(Call&, const Constraint&);
+
 // --- derived_rules.cpp: arguments recomputed by running the forward on the CPU.
 // embedding_bag's family: indices in [0, weight.size(0)) or [0, num_weights),
 // offsets sorted from 0 (the last one equal to the number of indices under
@@ -97,6 +113,10 @@ void nll_total_weight(Call&, const Constraint&);
 // same names, run on their device: the backward needs the buffers of that
 // very forward.
 void from_producer(Call&, const Constraint&);
+// _ctc_loss_backward's neg_log_likelihood (`arg`) and log_alpha as the forward
+// _ctc_loss returns them on the backward's own arguments (a random log_alpha
+// leads ATen's CPU kernel to write out of bounds).
+void ctc_forward(Call&, const Constraint&);
 
 // --- draw.cpp: drawing and writing index tensors.
 // Fills every element of `t` with values in [low, high). Writes the storage the

@@ -88,6 +88,20 @@ constexpr Constraint kConstraints[] = {
     // Buffers only the forward can make.
     {.op = "_cudnn_rnn_backward", .arg = "reserve", .rule = rules::from_producer, .of = "_cudnn_rnn"},
 
+    // Connectionist temporal classification: targets are classes other than the blank, and the
+    // backward's likelihood and alphas are the forward's.
+    {.op = "_ctc_loss", .arg = "targets", .rule = rules::ctc_targets},
+    {.op = "ctc_loss", .arg = "targets", .rule = rules::ctc_targets},
+    {.op = "_ctc_loss_backward", .arg = "targets", .rule = rules::ctc_targets},
+    {.op = "_ctc_loss_backward", .arg = "neg_log_likelihood", .rule = rules::ctc_forward},
+
+    // Groups and segments that cover their dim exactly.
+    {.op = "_grouped_mm", .arg = "offs", .rule = rules::group_offsets},
+    {.op = "segment_reduce", .arg = "lengths", .rule = rules::segment_lengths},
+    {.op = "segment_reduce", .arg = "offsets", .rule = rules::segment_offsets},
+    {.op = "_segment_reduce_backward", .arg = "lengths", .rule = rules::segment_lengths},
+    {.op = "_segment_reduce_backward", .arg = "offsets", .rule = rules::segment_offsets},
+
     // Ints into a dim.
     {.op = "select_backward", .arg = "index", .rule = rules::scalar_index, .of = "input_sizes", .dim = "dim"},
     {.op = "select_scatter", .arg = "index", .rule = rules::scalar_index, .of = "self", .dim = "dim"},

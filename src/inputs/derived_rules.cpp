@@ -137,4 +137,30 @@ void from_producer(Call& call, const Constraint& c) {
   call[c.arg] = stack[3];
 }
 
+void ctc_forward(Call& call, const Constraint& c) {
+  const at::Tensor log_probs = call.tensor("log_probs");
+  const at::Tensor targets = call.tensor("targets");
+  if (!log_probs.defined() || !holds_indices(targets)) return;
+  const int64_t blank = call["blank"].toInt();
+  const bool zero_infinity = call["zero_infinity"].toBool();
+  std::tuple<at::Tensor, at::Tensor> forward;
+  if (call["input_lengths"].isTensor()) {
+    forward = at::_ctc_loss(log_probs, targets, call.tensor("input_lengths"), call.tensor("target_lengths"), blank,
+                            zero_infinity);
+  } else {
+    forward = at::_ctc_loss(log_probs, targets, call["input_lengths"].toIntVector(),
+                            call["target_lengths"].toIntVector(), blank, zero_infinity);
+  }
+  for (const auto& [name, made] : {std::pair{std::string(c.arg), std::get<0>(forward)},
+                                   std::pair{std::string("log_alpha"), std::get<1>(forward)}}) {
+    const at::Tensor given = call.tensor(name);
+    if (!given.defined()) continue;
+    if (!given.sizes().equals(made.sizes())) {
+      throw Unsatisfiable("'" + name + "' has shape " + c10::str(given.sizes()) + " but the forward _ctc_loss gives " +
+                          c10::str(made.sizes()));
+    }
+    call[name] = write(given, made);
+  }
+}
+
 }  // namespace backendbench::inputs::rules

@@ -264,4 +264,79 @@ void coo_indices(Call& call, const Constraint& c) {
   call[c.arg] = write(indices, rows.empty() ? at::empty({0, nnz}, kCpuLong) : at::stack(rows));
 }
 
+void group_offsets(Call& call, const Constraint& c) {
+  const at::Tensor offs = call.tensor(c.arg);
+  if (!holds_indices(offs) || offs.dim() != 1) return;
+  const at::Tensor self = call.tensor("self"), mat2 = call.tensor("mat2");
+  int64_t total = 0;
+  if (self.dim() == 2 && mat2.dim() == 3) total = self.size(0);
+  else if (self.dim() == 3 && mat2.dim() == 2) total = mat2.size(1);
+  else if (self.dim() == 2 && mat2.dim() == 2) total = self.size(1);
+  else return;  // 3-d by 3-d takes no offsets: ATen says so itself
+  const int64_t groups = offs.numel();
+  if (groups == 0) return;
+  const int64_t unit = total % 16 == 0 ? 16 : 1;
+  const at::Tensor starts = sorted_offsets(groups, total / unit, call.rng()) * unit;
+  const at::Tensor ends = at::cat({starts.narrow(0, 1, groups - 1), at::full({1}, total, kCpuLong)});
+  call[c.arg] = write(offs, ends);
+}
+
+void ctc_targets(Call& call, const Constraint& c) {
+  const at::Tensor targets = call.tensor(c.arg);
+  const at::Tensor log_probs = call.tensor("log_probs");
+  if (!holds_indices(targets) || !log_probs.defined() || log_probs.dim() < 2) return;
+  const int64_t classes = log_probs.size(-1);
+  const int64_t blank = call["blank"].toInt();
+  if (classes < 2) throw Unsatisfiable("no class but the blank among " + std::to_string(classes));
+  // Draws in [0, C - 1), shifted past the blank.
+  at::Tensor drawn = at::randint(0, classes - 1, targets.sizes(), call.rng(), kCpuLong);
+  drawn = drawn + (drawn >= blank).to(at::kLong);
+  call[c.arg] = write(targets, drawn);
+  // Lengths given as tensors: every input the whole time axis, every target what the targets hold.
+  const int64_t time = log_probs.size(0);
+  const int64_t batch = log_probs.dim() == 3 ? log_probs.size(1) : 1;
+  if (call["input_lengths"].isTensor()) {
+    const at::Tensor lengths = call.tensor("input_lengths");
+    if (holds_indices(lengths)) call["input_lengths"] = write(lengths, at::full(lengths.sizes(), time, kCpuLong));
+  }
+  if (call["target_lengths"].isTensor()) {
+    const at::Tensor lengths = call.tensor("target_lengths");
+    if (!holds_indices(lengths) || lengths.numel() == 0) return;
+    const int64_t longest = targets.dim() == 2 ? targets.size(1) : targets.numel() / std::max<int64_t>(batch, 1);
+    call["target_lengths"] = write(lengths, at::full(lengths.sizes(), std::min(longest, time), kCpuLong));
+  }
+}
+
+void segment_lengths(Call& call, const Constraint& c) {
+  const at::Tensor lengths = call.tensor(c.arg);
+  const at::Tensor data = call.tensor("data");
+  if (!holds_indices(lengths) || !data.defined() || lengths.numel() == 0) return;
+  const int64_t total = size_at(data.sizes().vec(), call["axis"].toInt());
+  // Each line along the last dim: the gaps between sorted cut points in [0, total].
+  const int64_t segments = lengths.size(-1);
+  const at::Tensor lines = lengths.reshape({-1, segments});
+  std::vector<at::Tensor> rows;
+  for (int64_t r = 0; r < lines.size(0); ++r) {
+    const at::Tensor starts = sorted_offsets(segments, total, call.rng());
+    const at::Tensor ends = at::cat({starts.narrow(0, 1, segments - 1), at::full({1}, total, kCpuLong)});
+    rows.push_back(ends - starts);
+  }
+  call[c.arg] = write(lengths, at::stack(rows).view(lengths.sizes()));
+}
+
+void segment_offsets(Call& call, const Constraint& c) {
+  const at::Tensor offsets = call.tensor(c.arg);
+  const at::Tensor data = call.tensor("data");
+  if (!holds_indices(offsets) || !data.defined() || offsets.numel() == 0) return;
+  const int64_t total = size_at(data.sizes().vec(), call["axis"].toInt());
+  const int64_t points = offsets.size(-1);  // segments + 1: from 0 to total
+  const at::Tensor lines = offsets.reshape({-1, points});
+  std::vector<at::Tensor> rows;
+  for (int64_t r = 0; r < lines.size(0); ++r) {
+    const at::Tensor starts = sorted_offsets(points - 1, total, call.rng());
+    rows.push_back(at::cat({starts, at::full({1}, total, kCpuLong)}));
+  }
+  call[c.arg] = write(offsets, at::stack(rows).view(offsets.sizes()));
+}
+
 }  // namespace backendbench::inputs::rules

@@ -73,7 +73,8 @@ std::vector<std::string> names_to_suggest(const suite::Suite& s, const std::stri
 
 bool matches(const data::InputRecord& input, const std::string& op_name, const std::vector<std::string>& filters) {
   return data::matches_op_filters(op_name, filters) ||
-         (!input.legacy_op_name.empty() && data::matches_op_filters(input.legacy_op_name, filters));
+         (!input.legacy_op_name.empty() && data::matches_op_filters(input.legacy_op_name, filters)) ||
+         (!input.opinfo_name.empty() && data::matches_op_filters(input.opinfo_name, filters));
 }
 
 std::string did_you_mean(const std::string& filter, const suite::Suite& s) {
@@ -84,8 +85,8 @@ std::string did_you_mean(const std::string& filter, const suite::Suite& s) {
   return out + "?)";
 }
 
-// `--ops`: keeps the operators (and the excluded inputs) whose name, or the
-// legacy name a trace gave it, contains a filter. A filter that matches nothing
+// `--ops`: keeps the operators (and the excluded inputs) whose name, the
+// legacy name a trace gave it or the OpInfo it came from, contains a filter. A filter that matches nothing
 // is a warning, or a RequestError when no filter matches anything.
 void keep_matching(suite::Suite& s, const std::vector<std::string>& filters) {
   if (filters.empty()) return;

@@ -141,7 +141,7 @@ class SuiteBuilder {
     if (!opinfo_selected(e, filters_)) return;
     if (entry.contains("excluded")) {
       excluded_whole_.push_back(e.label() + ": " + entry["excluded"].get<std::string>());
-      exclude(opinfo_op(e), e.label() + " (every sample)", entry["excluded"].get<std::string>(), nullptr);
+      exclude(opinfo_op(e), e.label() + " (every sample)", entry["excluded"].get<std::string>(), nullptr, e.name);
       return;
     }
     Accounting accounting;
@@ -179,25 +179,26 @@ class SuiteBuilder {
     if (!op_text.empty() && !overload_selected(e, name, filters_)) return;
     ++accounting.found;
     if (sample.contains("excluded")) {
-      exclude(op_text.empty() ? opinfo_op(e) : op_text, label, sample["excluded"].get<std::string>(), &accounting);
+      exclude(op_text.empty() ? opinfo_op(e) : op_text, label, sample["excluded"].get<std::string>(), &accounting,
+              e.name);
       return;
     }
     auto resolved = ops::resolve(name);
     if (auto* error = std::get_if<ops::ResolveError>(&resolved)) {
-      exclude(op_text, label, error->message, &accounting);
+      exclude(op_text, label, error->message, &accounting, e.name);
       return;
     }
     const auto& op = std::get<c10::OperatorHandle>(resolved);
     std::optional<std::string> reason = inputs::untestable_reason(op.operator_name());
     if (!reason) reason = creation_reason(op, name);
     if (reason) {
-      exclude(op_text, label, *reason, &accounting);
+      exclude(op_text, label, *reason, &accounting, e.name);
       return;
     }
     auto parsed = spec::parse_arguments(sample.at("args").get<std::string>());
     if (auto* error = std::get_if<spec::ParseError>(&parsed)) {
       exclude(op_text, label, "the exported arguments do not parse: " + error->describe(sample["args"].get<std::string>()),
-              &accounting);
+              &accounting, e.name);
       return;
     }
     data::InputRecord record;
@@ -210,6 +211,7 @@ class SuiteBuilder {
     record.args_text = spec::serialize(*record.args) + "  # " + label;
     record.count = 1;
     record.where.file = label;
+    record.opinfo_name = e.name;
     ++accounting.kept;
     ++accounting.kept_per_op[name.short_name()];
     OperatorTests& tests = operator_tests(op_text);
@@ -223,9 +225,11 @@ class SuiteBuilder {
     return suite_.operators[it->second];
   }
 
-  void exclude(const std::string& op_name, const std::string& label, const std::string& reason, Accounting* accounting) {
+  void exclude(const std::string& op_name, const std::string& label, const std::string& reason, Accounting* accounting,
+               const std::string& opinfo_name) {
     data::InputRecord record;
     record.op_name = op_name;
+    record.opinfo_name = opinfo_name;
     record.args_text = label;
     record.where.file = label;
     suite_.excluded.push_back({std::move(record), reason});

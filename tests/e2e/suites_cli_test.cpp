@@ -45,6 +45,16 @@ TEST_F(CliSuites, OpInfoRunsRealSamplesOfAddReluLogAndResumes) {
   EXPECT_NE(resumed.out.find(kAllCorrect), std::string::npos);
 }
 
+// An OpInfo named otherwise than its operator (`_segment_reduce` runs
+// segment_reduce) is selected by its name; its samples with unsafe=True, whose
+// fresh and neighbouring inputs need lengths that cover the data, score one.
+TEST_F(CliSuites, OpInfoSelectedByItsOwnNameScoresOneOnSegmentReduce) {
+  const Outcome o = run("--suite opinfo --device cpu --dtype float32 --ops _segment_reduce --log-dir out");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find(kAllCorrect), std::string::npos) << o.out << o.err;
+  EXPECT_GE(count_correct(read_json(dir_ / "out" / "full_results.json"), "segment_reduce.default", true), 10u);
+}
+
 TEST_F(CliSuites, FactoRunsTenTuplesPerOperatorAndAtenScoresOne) {
   const Outcome o = run("--suite facto --ops add.Tensor,relu --device cpu --log-dir out");
   ASSERT_EQ(o.exit_code, 0) << o.err;

@@ -131,6 +131,22 @@ const std::vector<Case>& cases() {
       {"aten.repeat_interleave.Tensor", "((T([5], i64),), {})", true},
       {"aten.repeat_interleave.Tensor", "((T([5], i64),), {'output_size': 12})", true},
       {"aten.bincount.default", "((T([20], i64),), {})", true},
+      // Found in real traces (Mixtral, Wav2Vec2) and OpInfo: random values run, reading uninitialized or
+      // out-of-bounds memory, so they are only called once constrained.
+      {"aten._grouped_mm.default", "((T([256, 128], f32), T([4, 128, 64], f32), T([4], i32)), {})", false},
+      {"aten._grouped_mm.default", "((T([8, 64], f32), T([64, 8], f32), T([4], i32)), {})", false},
+      {"aten._ctc_loss.default", "((T([12, 2, 32], f32), T([10], i64), [12, 12], [5, 5]), {})", false},
+      {"aten._ctc_loss.Tensor", "((T([12, 2, 32], f32), T([2, 5], i64), T([2], i64), T([2], i64), 3), {})", false},
+      {"aten.ctc_loss.IntList", "((T([12, 2, 32], f32), T([2, 5], i64), [12, 12], [5, 5]), {})", false},
+      {"aten._ctc_loss_backward.default",
+       "((T([2], f32, [0]), T([12, 2, 32], f32, [32, 384, 1]), T([10], i64), [12, 12], [5, 5], T([2], f32), "
+       "T([2, 12, 11], f32), 0), {})",
+       false},
+      {"aten.segment_reduce.default", "((T([11, 3], f32), 'max'), {'lengths': T([4], i64), 'unsafe': True})", false},
+      {"aten.segment_reduce.default", "((T([3, 10], f32), 'sum'), {'offsets': T([3, 5], i64), 'axis': 1, 'unsafe': True})",
+       false},
+      {"aten._segment_reduce_backward.default",
+       "((T([4, 3], f32), T([4, 3], f32), T([11, 3], f32), 'sum'), {'lengths': T([4], i64)})", false},
   };
   return all;
 }
@@ -251,6 +267,41 @@ TEST(InputConstraints, EveryConstrainedOperatorHasACase) {
     }
     EXPECT_TRUE(found) << entry << " has no test case";
   }
+}
+
+// Groups cover the dim they split, ends sorted; CTC targets are never the
+// blank and the backward's buffers are the forward's; segments cover the rows.
+TEST(InputConstraints, GroupsCtcTargetsAndSegmentsAreConsistent) {
+  const auto grouped = constrained("aten._grouped_mm.default", "((T([256, 128], f32), T([4, 128, 64], f32), T([4], i32)), {})");
+  const at::Tensor offs = grouped[2].toTensor().to(at::kLong);
+  EXPECT_EQ(offs[-1].item<int64_t>(), 256);
+  EXPECT_TRUE(at::equal(offs, std::get<0>(offs.sort()))) << offs;
+  EXPECT_EQ(offs.remainder(16).abs().sum().item<int64_t>(), 0) << offs;
+
+  const auto forward = constrained("aten._ctc_loss.Tensor",
+                                   "((T([12, 2, 32], f32), T([2, 5], i64), T([2], i64), T([2], i64), 3), {})");
+  EXPECT_EQ(forward[1].toTensor().eq(3).sum().item<int64_t>(), 0) << "targets are never the blank";
+  EXPECT_GE(forward[1].toTensor().min().item<int64_t>(), 0);
+  EXPECT_LT(forward[1].toTensor().max().item<int64_t>(), 32);
+  EXPECT_TRUE(at::equal(forward[2].toTensor(), at::full({2}, 12, at::kLong)));
+
+  const auto backward = constrained("aten._ctc_loss_backward.default",
+                                    "((T([2], f32, [0]), T([12, 2, 32], f32, [32, 384, 1]), T([10], i64), [12, 12], "
+                                    "[5, 5], T([2], f32), T([2, 12, 11], f32), 0), {})");
+  const auto [nll, alpha] = at::_ctc_loss(backward[1].toTensor(), backward[2].toTensor(), {12, 12}, {5, 5}, 0, false);
+  EXPECT_TRUE(at::equal(backward[5].toTensor(), nll));
+  EXPECT_TRUE(at::equal(backward[6].toTensor(), alpha));
+
+  const auto lengths = constrained("aten.segment_reduce.default",
+                                   "((T([11, 3], f32), 'max'), {'lengths': T([4], i64), 'unsafe': True})");
+  const at::Tensor l = lengths[2].toTensor();
+  EXPECT_EQ(l.sum().item<int64_t>(), 11) << l;
+  EXPECT_GE(l.min().item<int64_t>(), 0) << l;
+  const auto offsets = constrained("aten.segment_reduce.default",
+                                   "((T([3, 10], f32), 'sum'), {'offsets': T([3, 5], i64), 'axis': 1, 'unsafe': True})");
+  const at::Tensor o = offsets[4].toTensor();
+  EXPECT_TRUE(at::equal(o.select(1, 0), at::zeros({3}, at::kLong))) << o;
+  EXPECT_TRUE(at::equal(o.select(1, 4), at::full({3}, 10, at::kLong))) << o;
 }
 
 TEST(InputConstraints, OperatorsWithoutConstraintsAreUntouched) {
