@@ -463,6 +463,9 @@ std::optional<Failure> OperatorRun::check_timed(const data::InputRecord& input, 
 // on the final values (`reference`), within the last call's `budgets`.
 std::optional<Failure> OperatorRun::check_audited_calls(const TimedAudit& audit, const ReferenceRun& reference,
                                                         const std::vector<std::optional<double>>& budgets) const {
+  if (auto unlike = audit.unlike(reference.outputs)) {
+    return Failure(ErrorType::wrong_when_timed, "the timed " + audit.judged_span() + ": " + *unlike);
+  }
   const ReferenceRun expected{.inputs = reference.inputs, .outputs = audit.expected(reference.outputs)};
   const torch::jit::Stack read = audit.judged(expected.outputs);
   const CandidateRun candidate{.inputs = reference.inputs, .outputs = read, .snapshot = read};
@@ -528,8 +531,7 @@ TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_
     if (auto* values = std::get_if<torch::jit::Stack>(&refill)) {
       const timing::TimingOptions& o = options_.timing;
       audit = TimedAudit::plan(op_, inputs, std::move(*values), inputs::hidden_seed(seed, options_.secret, kTimedAudit),
-                               o.warmup, o.warmup + std::min(o.min_samples, o.max_samples), last_output,
-                               last_reference_output);
+                               o.warmup + std::min(o.min_samples, o.max_samples), last_output, last_reference_output);
     }
   }
   const timing::CallHooks* hooks = audit ? &audit->hooks() : nullptr;

@@ -1,6 +1,7 @@
 #include "runner/timed_audit.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <random>
 #include <unordered_set>
 
@@ -14,7 +15,7 @@
 namespace backendbench::runner {
 namespace {
 
-// Outputs read per call: enough that a call doing part of the work, or none, is seen.
+// Output values read per call: enough that a call doing part of the work, or none, is seen.
 constexpr int64_t kReadPositions = 64;
 // Positions restored per floating storage: few, so that a fingerprint of a
 // sample of the values likely misses them all (a hit makes the kernel compute
@@ -24,37 +25,39 @@ constexpr int64_t kRestoreLeast = 2;
 constexpr int64_t kRestoreMost = 8;
 constexpr int64_t kRestoreEvery = int64_t{1} << 16;
 
-bool readable(const c10::IValue& v) {
-  if (!v.isTensor()) return false;
-  const at::Tensor& t = v.toTensor();
-  return t.defined() && t.layout() == at::kStrided && t.numel() > 0;
-}
-
 // A draw in [low, high] from `rng`.
 size_t draw(std::mt19937_64& rng, size_t low, size_t high) {
   return std::uniform_int_distribution<size_t>(low, high)(rng);
 }
 
+std::string sizes_text(const std::vector<int64_t>& sizes) { return c10::str(c10::IntArrayRef(sizes)); }
+
 }  // namespace
 
 std::unique_ptr<TimedAudit> TimedAudit::plan(const c10::OperatorHandle& op, const torch::jit::Stack& timed,
-                                             torch::jit::Stack refill, uint64_t seed, size_t warmup, size_t calls,
+                                             torch::jit::Stack refill, uint64_t seed, size_t calls,
                                              const std::optional<torch::jit::Stack>& outputs,
                                              const std::optional<torch::jit::Stack>& reference_outputs) {
-  // The refill needs a call before it (to remember), the positions a warm-up (drawn unheld), and a call after.
-  if (warmup < 1 || calls < 3 || !can_refill(timed, refill)) return nullptr;
+  // The refill needs a call before it (to remember) and one after.
+  if (calls < 3 || !can_refill(timed, refill)) return nullptr;
   std::unique_ptr<TimedAudit> audit(new TimedAudit);
   audit->timed_ = &timed;
   audit->refill_ = std::move(refill);
-  audit->outputs_ = &outputs;
-  audit->reference_outputs_ = &reference_outputs;
-  audit->seed_ = seed;
   std::mt19937_64 rng(seed);
+  const at::Generator gen = at::detail::createCPUGenerator(seed);
+  // The read positions, made on every device now: copying them there later could wait for a held stream.
+  const at::Tensor fractions = at::rand({kReadPositions}, gen, at::TensorOptions().dtype(at::kDouble));
+  std::vector<c10::Device> devices{c10::Device(c10::kCPU)};
+  for (const c10::IValue& v : timed) {
+    for (const at::Tensor& t : check::tensors_of(v)) {
+      if (t.defined() && std::find(devices.begin(), devices.end(), t.device()) == devices.end()) devices.push_back(t.device());
+    }
+  }
+  for (const c10::Device& device : devices) audit->fractions_.push_back(fractions.to(device));
   // The values of floating inputs at hidden positions, to put back after the refill: only where values
   // drawn separately may be mixed (no indices, offsets or lengths relating the inputs).
   if (calls >= 4 && !inputs::has_input_constraints(op.operator_name())) {
     std::unordered_set<const void*> seen;
-    const at::Generator gen = at::detail::createCPUGenerator(seed);
     for (const c10::IValue& v : timed) {
       for (const at::Tensor& t : check::tensors_of(v)) {
         if (!t.defined() || t.layout() != at::kStrided || !t.has_storage()) continue;
@@ -81,10 +84,11 @@ std::unique_ptr<TimedAudit> TimedAudit::plan(const c10::OperatorHandle& op, cons
   }
   TimedAudit* self = audit.get();
   audit->hooks_.before = [self](size_t call) { self->before(call); };
-  audit->hooks_.after = [self](size_t call) { self->after(call); };
-  audit->mirror_.after = [self](size_t call) {
-    if (self->reference_outputs_->has_value()) self->record(self->reference_, **self->reference_outputs_, call);
+  audit->hooks_.after = [self, &outputs](size_t call) {
+    self->last_call_ = call;
+    self->record(self->candidate_, outputs, call);
   };
+  audit->mirror_.after = [self, &reference_outputs](size_t call) { self->record(self->reference_, reference_outputs, call); };
   return audit;
 }
 
@@ -96,48 +100,59 @@ void TimedAudit::before(size_t call) {
   }
 }
 
-void TimedAudit::after(size_t call) {
-  calls_ = call;
-  if (!outputs_->has_value()) return;
-  const torch::jit::Stack& outputs = **outputs_;
-  if (!positions_drawn_) {  // the first call, a warm-up: drawing positions may copy to the device here
-    positions_drawn_ = true;
-    const at::Generator gen = at::detail::createCPUGenerator(seed_ ^ 0x9e3779b97f4a7c15ULL);
-    for (const c10::IValue& v : outputs) {
-      if (!readable(v)) {
-        positions_.emplace_back();
-        continue;
-      }
-      const at::Tensor& t = v.toTensor();
-      positions_.push_back(at::randint(0, t.numel(), {std::min(t.numel(), kReadPositions)}, gen, at::kLong).to(t.device()));
-    }
-  }
-  record(candidate_, outputs, call);
-}
-
-void TimedAudit::record(Reads& reads, const torch::jit::Stack& outputs, size_t call) {
+void TimedAudit::record(Reads& reads, const std::optional<torch::jit::Stack>& outputs, size_t call) {
+  if (!outputs) return;
   const bool before_change = call + 1 == refill_at_ || (restore_at_ > 0 && call + 1 == restore_at_);
-  if (before_change) reads.before_change.push_back(read(outputs));
-  if (call >= judged_from_) reads.judged.push_back(read(outputs));
+  if (before_change) reads.before_change.push_back(read(*outputs));
+  if (call >= judged_from_) reads.judged.push_back(read(*outputs));
 }
 
-std::vector<at::Tensor> TimedAudit::read(const torch::jit::Stack& outputs) const {
-  std::vector<at::Tensor> row;
-  for (size_t i = 0; i < outputs.size() && i < positions_.size(); ++i) {
-    row.push_back(positions_[i].defined() && readable(outputs[i]) ? at::take(outputs[i].toTensor(), positions_[i])
-                                                                  : at::Tensor());
+TimedAudit::Row TimedAudit::read(const torch::jit::Stack& outputs) const {
+  Row row;
+  for (const c10::IValue& v : outputs) {
+    Read r;
+    const at::Tensor t = v.isTensor() ? v.toTensor() : at::Tensor();
+    if (t.defined() && t.layout() == at::kStrided) {
+      r.tensor = true;
+      r.sizes = t.sizes().vec();
+      r.dtype = t.scalar_type();
+      const auto fractions = std::find_if(fractions_.begin(), fractions_.end(),
+                                          [&](const at::Tensor& f) { return f.device() == t.device(); });
+      if (t.numel() > 0 && fractions != fractions_.end()) {
+        r.values = at::take(t, (*fractions * static_cast<double>(t.numel())).to(at::kLong));
+      }
+    }
+    row.push_back(std::move(r));
   }
   return row;
+}
+
+std::optional<std::string> TimedAudit::unlike(const torch::jit::Stack& outputs) const {
+  const Row aten = read(outputs);
+  for (size_t k = 0; k < candidate_.judged.size(); ++k) {
+    const Row& row = candidate_.judged[k];
+    for (size_t i = 0; i < aten.size(); ++i) {
+      const Read none;
+      const Read& got = i < row.size() ? row[i] : none;
+      if (got.tensor == aten[i].tensor && got.sizes == aten[i].sizes && got.dtype == aten[i].dtype) continue;
+      const auto describe = [](const Read& r) {
+        return r.tensor ? sizes_text(r.sizes) + " " + std::string(c10::toString(r.dtype)) : std::string("no tensor");
+      };
+      return "call " + std::to_string(judged_from_ + k) + " returned output " + std::to_string(i) + " as " +
+             describe(got) + ", ATen's is " + describe(aten[i]);
+    }
+  }
+  return std::nullopt;
 }
 
 torch::jit::Stack TimedAudit::judged(const torch::jit::Stack& like) const {
   torch::jit::Stack out;
   for (size_t i = 0; i < like.size(); ++i) {
     std::vector<at::Tensor> rows;
-    for (const auto& row : candidate_.judged) {
-      if (i < row.size() && row[i].defined()) rows.push_back(row[i]);
+    for (const Row& row : candidate_.judged) {
+      if (i < row.size() && row[i].values.defined()) rows.push_back(row[i].values);
     }
-    if (rows.size() == candidate_.judged.size() && !rows.empty()) out.emplace_back(at::stack(rows));
+    if (!rows.empty() && rows.size() == candidate_.judged.size()) out.emplace_back(at::stack(rows));
     else out.push_back(like[i]);
   }
   return out;
@@ -145,31 +160,34 @@ torch::jit::Stack TimedAudit::judged(const torch::jit::Stack& like) const {
 
 torch::jit::Stack TimedAudit::expected(const torch::jit::Stack& outputs) const {
   torch::jit::Stack out;
-  const std::vector<at::Tensor> row = read(outputs);
+  const Row aten = read(outputs);
   const auto calls = static_cast<int64_t>(candidate_.judged.size());
   for (size_t i = 0; i < outputs.size(); ++i) {
-    const bool all_read = i < row.size() && row[i].defined() &&
-                          std::all_of(candidate_.judged.begin(), candidate_.judged.end(), [&](const auto& r) { return i < r.size() && r[i].defined(); });
-    if (all_read && calls > 0) out.emplace_back(row[i].unsqueeze(0).expand({calls, row[i].numel()}).contiguous());
+    const at::Tensor& values = aten[i].values;
+    const bool every_call_read = std::all_of(candidate_.judged.begin(), candidate_.judged.end(), [&](const Row& row) {
+      return i < row.size() && row[i].values.defined();
+    });
+    if (values.defined() && every_call_read && calls > 0) out.emplace_back(values.unsqueeze(0).expand({calls, values.numel()}).contiguous());
     else out.push_back(outputs[i]);
   }
   return out;
 }
 
 bool TimedAudit::remembered(const torch::jit::Stack& outputs) const {
-  const std::vector<at::Tensor> now = read(outputs);
-  const auto same = [](const std::vector<at::Tensor>& a, const std::vector<at::Tensor>& b) {
+  const Row now = read(outputs);
+  const auto same = [](const Row& a, const Row& b) {
     bool any = false;
     for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
-      if (!a[i].defined() || !b[i].defined()) continue;
-      if (!check::bitwise_equal(a[i], b[i])) return false;
+      if (!a[i].values.defined() || !b[i].values.defined()) continue;
+      if (!check::bitwise_equal(a[i].values, b[i].values)) return false;
       any = true;
     }
     return any;
   };
-  for (const auto& earlier : candidate_.before_change) {
+  for (const Row& earlier : candidate_.before_change) {
     if (same(earlier, now)) continue;  // ATen's values did not change there: nothing to tell
-    if (!candidate_.judged.empty() && std::all_of(candidate_.judged.begin(), candidate_.judged.end(), [&](const auto& row) { return same(row, earlier); })) {
+    const auto& judged = candidate_.judged;
+    if (!judged.empty() && std::all_of(judged.begin(), judged.end(), [&](const Row& row) { return same(row, earlier); })) {
       return true;
     }
   }
@@ -177,7 +195,7 @@ bool TimedAudit::remembered(const torch::jit::Stack& outputs) const {
 }
 
 std::string TimedAudit::judged_span() const {
-  return "calls " + std::to_string(judged_from_) + " to " + std::to_string(calls_);
+  return "calls " + std::to_string(judged_from_) + " to " + std::to_string(last_call_);
 }
 
 }  // namespace backendbench::runner

@@ -11,8 +11,10 @@
 //     inputs' values is stale from there on (operators whose inputs carry no
 //     constraints between them only, inputs/constraints.h);
 //   - from the last change on, every call's outputs are read at hidden
-//     positions, so that each call, not only the last, is judged against ATen
-//     on the final values.
+//     positions (fractions of their size, so outputs whose size depends on the
+//     values are read too), so that each call, not only the last, is judged
+//     against ATen on the final values; a call whose outputs differ in shape
+//     or dtype from ATen's there fails as well.
 // All of it is engine work around the candidate's calls (timing::CallHooks):
 // never inside a sample, and never synchronizing (the stream may be held).
 #pragma once
@@ -35,20 +37,20 @@ class TimedAudit {
  public:
   // `timed`: the buffers both sides are timed on (the audit writes them);
   // `refill`: fresh values laid out as `timed`; `calls`: how many candidate
-  // calls the timing makes at least, its warm-ups (at least one, so that the
-  // positions are drawn outside a held batch) included; `outputs`: where the
-  // candidate's call leaves its outputs. Null when no audit fits (too few
-  // calls, layouts that differ). The audit's hooks refer to it: it stays where it is made.
+  // calls the timing makes at least, warm-ups included; `outputs` and
+  // `reference_outputs`: where each side's call leaves its outputs. Null when
+  // no audit fits (too few calls, layouts that differ). The audit's hooks
+  // refer to it: it stays where it is made.
   static std::unique_ptr<TimedAudit> plan(const c10::OperatorHandle& op, const torch::jit::Stack& timed,
-                                        torch::jit::Stack refill, uint64_t seed, size_t warmup, size_t calls,
+                                        torch::jit::Stack refill, uint64_t seed, size_t calls,
                                         const std::optional<torch::jit::Stack>& outputs,
                                         const std::optional<torch::jit::Stack>& reference_outputs);
 
   // The hooks to time the candidate with (valid while this audit lives).
   const timing::CallHooks& hooks() const { return hooks_; }
   // The hooks to time ATen with: the same reads of its outputs after each of
-  // its calls (results unused), so that the engine work before each side's
-  // next call is alike (timing::CallHooks).
+  // its calls (kept, unused), so that the engine work and allocations between
+  // each side's calls are alike (timing::CallHooks).
   const timing::CallHooks& mirror_hooks() const { return mirror_; }
 
   TimedAudit(const TimedAudit&) = delete;
@@ -57,9 +59,12 @@ class TimedAudit {
   // How many calls' outputs were read after the last change (0: the timing
   // failed before it).
   size_t judged_calls() const { return candidate_.judged.size(); }
+  // A judged call whose outputs differ in kind, shape or dtype from `outputs`
+  // (ATen's on the final values), in words; nullopt when none does.
+  std::optional<std::string> unlike(const torch::jit::Stack& outputs) const;
   // The candidate's outputs read at the hidden positions, one [calls, positions]
-  // tensor per output tensor read (the first call after the last change first);
-  // an output not read (not a tensor, empty, not strided) as ATen's is in `like`.
+  // tensor per output read (the first judged call first); an output not read
+  // (not a strided tensor, empty) as ATen's is in `like`.
   torch::jit::Stack judged(const torch::jit::Stack& like) const;
   // ATen's outputs (`outputs`, on the final values) read at the same positions,
   // repeated for every judged call, in judged()'s layout.
@@ -74,8 +79,21 @@ class TimedAudit {
  private:
   TimedAudit() = default;
   void before(size_t call);
-  void after(size_t call);
-  std::vector<at::Tensor> read(const torch::jit::Stack& outputs) const;  // one per output; undefined: not read
+
+  // One output of one call as read: what it was, and its values at the hidden positions.
+  struct Read {
+    bool tensor = false;  // a defined strided tensor
+    std::vector<int64_t> sizes;
+    c10::ScalarType dtype = c10::ScalarType::Undefined;
+    at::Tensor values;  // undefined when empty or on a device the positions are not on
+  };
+  using Row = std::vector<Read>;
+  Row read(const torch::jit::Stack& outputs) const;
+  // What the after-hooks read: the calls just before a change, and from the last change on.
+  struct Reads {
+    std::vector<Row> before_change, judged;
+  };
+  void record(Reads& reads, const std::optional<torch::jit::Stack>& outputs, size_t call);
 
   struct Restore {  // a floating storage's hidden positions and their values before the refill
     at::Tensor flat, positions, values;
@@ -84,19 +102,10 @@ class TimedAudit {
   const torch::jit::Stack* timed_ = nullptr;
   torch::jit::Stack refill_;
   std::vector<Restore> restores_;  // empty: no second change
-  size_t refill_at_ = 0, restore_at_ = 0, judged_from_ = 0, calls_ = 0;
-  uint64_t seed_ = 0;
-  const std::optional<torch::jit::Stack>* outputs_ = nullptr;
-  const std::optional<torch::jit::Stack>* reference_outputs_ = nullptr;
-  std::vector<at::Tensor> positions_;  // per output (undefined: not read), drawn at the first call
-  bool positions_drawn_ = false;
-  // What the after-hooks read: the candidate's calls just before a change and from the last change on, and
-  // the same of ATen's calls (kept only so that both sides allocate alike between their calls).
-  struct Reads {
-    std::vector<std::vector<at::Tensor>> before_change, judged;
-  };
-  void record(Reads& reads, const torch::jit::Stack& outputs, size_t call);
-  Reads candidate_, reference_;
+  size_t refill_at_ = 0, restore_at_ = 0, judged_from_ = 0, last_call_ = 0;
+  // The hidden positions as fractions in [0, 1), one copy per device the inputs are on (and the CPU).
+  std::vector<at::Tensor> fractions_;
+  Reads candidate_, reference_;  // ATen's kept only so that both sides allocate alike
   timing::CallHooks hooks_, mirror_;
 };
 
