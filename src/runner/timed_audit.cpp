@@ -116,15 +116,23 @@ TimedAudit::Row TimedAudit::read(const torch::jit::Stack& outputs) const {
       r.tensor = true;
       r.sizes = t.sizes().vec();
       r.dtype = t.scalar_type();
-      const auto fractions = std::find_if(fractions_.begin(), fractions_.end(),
-                                          [&](const at::Tensor& f) { return f.device() == t.device(); });
-      if (t.numel() > 0 && fractions != fractions_.end()) {
-        r.values = at::take(t, (*fractions * static_cast<double>(t.numel())).to(at::kLong));
-      }
+      const at::Tensor index = t.numel() > 0 ? indices_for(t) : at::Tensor();
+      if (index.defined()) r.values = at::take(t, index);
     }
     row.push_back(std::move(r));
   }
   return row;
+}
+
+at::Tensor TimedAudit::indices_for(const at::Tensor& output) const {
+  for (const Indices& i : indices_) {
+    if (i.device == output.device() && i.numel == output.numel()) return i.index;
+  }
+  const auto fractions = std::find_if(fractions_.begin(), fractions_.end(),
+                                      [&](const at::Tensor& f) { return f.device() == output.device(); });
+  if (fractions == fractions_.end()) return {};
+  indices_.push_back({output.device(), output.numel(), (*fractions * static_cast<double>(output.numel())).to(at::kLong)});
+  return indices_.back().index;
 }
 
 std::optional<std::string> TimedAudit::unlike(const torch::jit::Stack& outputs) const {

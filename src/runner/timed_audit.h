@@ -103,8 +103,16 @@ class TimedAudit {
   torch::jit::Stack refill_;
   std::vector<Restore> restores_;  // empty: no second change
   size_t refill_at_ = 0, restore_at_ = 0, judged_from_ = 0, last_call_ = 0;
-  // The hidden positions as fractions in [0, 1), one copy per device the inputs are on (and the CPU).
+  // The hidden positions as fractions in [0, 1), one copy per device the inputs are on (and the CPU), and
+  // as indices into outputs of each size met (made on the device: no copy, no wait).
   std::vector<at::Tensor> fractions_;
+  struct Indices {
+    c10::Device device;
+    int64_t numel;
+    at::Tensor index;
+  };
+  mutable std::vector<Indices> indices_;
+  at::Tensor indices_for(const at::Tensor& output) const;  // undefined: no positions on its device
   Reads candidate_, reference_;  // ATen's kept only so that both sides allocate alike
   timing::CallHooks hooks_, mirror_;
 };
