@@ -38,9 +38,9 @@ struct Verdict {
   std::optional<Failure> failure;  // empty: the candidate passed on this input (or see unreliable_reference)
   check::Comparison comparison;    // the budget figures (of the outputs)
   bool nondeterministic_reference = false;
-  // Set (with no failure) when ATen differed from itself on this input beyond the tolerance every result
-  // is judged at, or in where its values are finite: its result is no answer to judge against (an input
-  // its kernel reads out of bounds, a kernel that returns uninitialized memory), so nothing is judged.
+  // Set (with no failure) when ATen differed from itself on this input by more than its values' own
+  // size, or in where its values are finite: its result is no answer to judge against (an input its
+  // kernel reads out of bounds, a kernel that returns uninitialized memory), so nothing is judged.
   std::optional<std::string> unreliable_reference;
   bool truth_unavailable = false;  // the truth was needed, but the operator does not take wider inputs
 };
