@@ -40,6 +40,10 @@ TestOutcome TestExecutor::run(const TestJob& job) {
   OperatorState& state = state_of(job.op_name);
   if (!state.unknown.empty()) return failed_outcome(job, report::ErrorType::unknown_operator, state.unknown);
   if (state.skipped) return TestOutcome{.skipped = true, .launch_floor_ms = launch_floor_ms_};
+  if (job.kind == TestKind::performance && !job.excluded_as.empty()) {  // as its correctness test left it out
+    return TestOutcome{.excluded = report::ExcludedTest{state.short_name, job.input.args_text, job.excluded_as, true},
+                       .launch_floor_ms = launch_floor_ms_};
+  }
   TestOutcome outcome = job.kind == TestKind::correctness ? state.run->correctness(job.input)
                                                           : state.run->performance(job.input, job.known_correct);
   outcome.derived_from = state.derived_from;

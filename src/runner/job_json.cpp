@@ -44,6 +44,7 @@ Json to_json(const TestJob& job) {
     j["values"] = {{"kind", kind_name(v.kind)}, {"file", v.file}, {"index", v.index}, {"edges", v.edges}, {"label", v.label}};
   }
   j["known_correct"] = job.known_correct;
+  if (!job.excluded_as.empty()) j["excluded_as"] = job.excluded_as;
   return j;
 }
 
@@ -52,7 +53,8 @@ TestJob job_from_json(const Json& j) {
               .op_index = j.at("op_index").get<size_t>(),
               .op_name = j.at("op_name").get<std::string>(),
               .kind = j.at("kind").get<std::string>() == "correctness" ? TestKind::correctness : TestKind::performance,
-              .known_correct = j.value("known_correct", false)};
+              .known_correct = j.value("known_correct", false),
+              .excluded_as = j.value("excluded_as", std::string())};
   job.input.op_name = job.op_name;
   job.input.args_text = j.at("args").get<std::string>();
   if (j.contains("values")) {

@@ -376,6 +376,7 @@ TestOutcome OperatorRun::correctness(const data::InputRecord& input) {
   const Checked checked = check(input);
   if (checked.excluded) {
     outcome.excluded = report::ExcludedTest{op_name_, input.args_text, *checked.excluded, true};
+    excluded_[input.args_text] = *checked.excluded;  // the performance test leaves it out alike
     return outcome;
   }
   report::CorrectnessResult r{.op_name = op_name_, .args = input.args_text};
@@ -504,7 +505,8 @@ TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_
     return outcome;
   };
   // Only a correct candidate is timed; an input that already passed its
-  // correctness test in this run is not checked twice.
+  // correctness test in this run is not checked twice, one it left out is left out.
+  if (const auto left_out = excluded_.find(input.args_text); left_out != excluded_.end()) return exclude(left_out->second);
   if (!known_correct && !passed_.contains(input.args_text)) {
     const Checked checked = check(input);
     if (checked.excluded) return exclude(*checked.excluded);

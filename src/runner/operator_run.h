@@ -20,6 +20,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 
 #include <ATen/core/dispatch/Dispatcher.h>
@@ -88,6 +89,7 @@ class OperatorRun {
   bool observe_;  // the candidate is not ATen itself: its calls (and ATen's) are recorded
   std::optional<std::optional<Failure>> linked_;  // what its shared object links, once read
   std::unordered_set<std::string> passed_;         // args of the correctness tests that passed
+  std::unordered_map<std::string, std::string> excluded_;  // args of the inputs correctness tests left out: why
   timing::ReferenceSource reference_source_ = timing::ReferenceSource::timed;
   bool reference_strays_ = false;  // ATen's own calls were seen to leave work on other streams
 };

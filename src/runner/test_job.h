@@ -28,6 +28,9 @@ struct TestJob {
   // A performance test whose input already passed its correctness test (it is
   // then not checked again before timing).
   bool known_correct = false;
+  // A performance test whose input its correctness test left out (ATen no
+  // reference there, ...): left out alike, with this reason, and not run.
+  std::string excluded_as;
 
   // Identifies the test across runs (for --resume): kind, operator and arguments.
   std::string key() const;

@@ -158,8 +158,10 @@ class Pool {
     pending_.pop_front();
     runner::TestJob job = jobs_[index];
     if (job.kind == runner::TestKind::performance) {
-      const auto it = correct_.find(job.op_name + "|" + job.input.args_text);
+      const std::string key = job.op_name + "|" + job.input.args_text;
+      const auto it = correct_.find(key);
       job.known_correct = it != correct_.end() && it->second;
+      if (const auto left_out = excluded_.find(key); left_out != excluded_.end()) job.excluded_as = left_out->second;
     }
     if (!send_frame(slot.process.socket, Json{{"type", "job"}, {"job", runner::to_json(job)}}.dump())) {
       pending_.push_front(index);  // it never reached the worker: not its fault
@@ -331,6 +333,9 @@ class Pool {
   void finish(size_t index, const runner::TestOutcome& outcome) {
     const runner::TestJob& job = jobs_[index];
     if (outcome.correctness) correct_[job.op_name + "|" + job.input.args_text] = outcome.correctness->is_correct;
+    if (outcome.excluded && job.kind == runner::TestKind::correctness) {
+      excluded_[job.op_name + "|" + job.input.args_text] = outcome.excluded->reason;
+    }
     --remaining_;
     on_finished_(index, outcome);
   }
@@ -355,6 +360,7 @@ class Pool {
   size_t remaining_;
   std::vector<int> losses_;                        // workers lost under each job
   std::unordered_map<std::string, bool> correct_;  // "op|args" -> its correctness test passed
+  std::unordered_map<std::string, std::string> excluded_;  // "op|args" -> why its correctness test left it out
 };
 
 }  // namespace

@@ -22,5 +22,21 @@ TEST(JobJson, PerformanceOutcomeWithRooflineFiguresRoundTrips) {
   EXPECT_EQ(back.launch_floor_ms, 0.004);
 }
 
+// A performance job carries what its input's correctness test found: passed,
+// or left out (and why), so that the performance test is left out alike.
+TEST(JobJson, PerformanceJobCarriesWhatItsCorrectnessTestFound) {
+  TestJob job{.id = 3, .op_index = 1, .op_name = "aten.relu.default", .kind = TestKind::performance,
+              .known_correct = false, .excluded_as = "ATen on cpu is no reference here: ..."};
+  job.input.op_name = job.op_name;
+  job.input.args_text = "((T([8], f16),), {})";
+  const TestJob back = job_from_json(to_json(job));
+  EXPECT_EQ(back.excluded_as, job.excluded_as);
+  EXPECT_FALSE(back.known_correct);
+  job.excluded_as.clear();
+  job.known_correct = true;
+  EXPECT_TRUE(job_from_json(to_json(job)).known_correct);
+  EXPECT_TRUE(job_from_json(to_json(job)).excluded_as.empty());
+}
+
 }  // namespace
 }  // namespace backendbench::runner
