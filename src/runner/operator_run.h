@@ -1,12 +1,14 @@
 // One operator's tests against a candidate kernel.
 //
 // A correctness test judges the candidate (runner/judge.h) on three inputs:
-// the suite's; fresh values, with NaN, +-inf and -0.0 planted, written into
-// the same buffers (so a result cached by shape or by address is stale); and
-// a neighbouring shape (inputs/neighbours.h). The fresh ones come from seeds
-// mixed with the run's secret. ATen's own calls on each input tell which
-// calls are borrowed work (observe/borrowed_work.h). An input on which ATen
-// itself raises is excluded, with the reason, rather than judged.
+// the suite's; fresh values, with NaN, +-inf and -0.0 planted (no infinities
+// where outputs reduce), written into the same buffers (so a result cached by
+// shape or by address is stale); and a neighbouring shape
+// (inputs/neighbours.h). The fresh ones come from seeds mixed with the run's
+// secret. ATen's own calls on each input tell which calls are borrowed work
+// (observe/borrowed_work.h). An input on which ATen itself raises, or gives
+// no stable answer (runner/judge.h), is excluded, with the reason, rather
+// than judged.
 //
 // A performance test (of a correct candidate) times both sides on fresh
 // buffers, then checks the output of the last timed call and, where the
