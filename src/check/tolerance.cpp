@@ -1,6 +1,8 @@
 #include "check/tolerance.h"
 
 #include <algorithm>
+#include <initializer_list>
+#include <string_view>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -89,6 +91,85 @@ int64_t reduction_size(const torch::jit::Stack& inputs, at::IntArrayRef output_s
     if (per_output > 1) smallest = std::min(smallest.value_or(per_output), per_output);
   });
   return smallest.value_or(1);
+}
+
+namespace {
+
+// The argument `name` of a call of `schema`, or nullptr.
+const c10::IValue* argument(const c10::FunctionSchema& schema, const torch::jit::Stack& inputs, std::string_view name) {
+  const auto index = schema.argumentIndexWithName(name);
+  return index && static_cast<size_t>(*index) < inputs.size() ? &inputs[static_cast<size_t>(*index)] : nullptr;
+}
+
+// The first of the tensor arguments `names` that the call has.
+at::Tensor tensor_argument(const c10::FunctionSchema& schema, const torch::jit::Stack& inputs,
+                           std::initializer_list<std::string_view> names) {
+  for (std::string_view name : names) {
+    const c10::IValue* v = argument(schema, inputs, name);
+    if (v && v->isTensor() && v->toTensor().defined()) return v->toTensor();
+  }
+  return {};
+}
+
+int64_t int_argument(const c10::FunctionSchema& schema, const torch::jit::Stack& inputs, std::string_view name) {
+  const c10::IValue* v = argument(schema, inputs, name);
+  return v && v->isInt() ? v->toInt() : 0;
+}
+
+int64_t size_along(const at::Tensor& t, int64_t dim) {
+  if (!t.defined()) return 1;
+  if (t.dim() == 0) return 1;
+  return t.size(((dim % t.dim()) + t.dim()) % t.dim());
+}
+
+// What the operator reduces, by its name (ATen's, without the namespace and the in-place underscore).
+int64_t known_reduction(const c10::FunctionSchema& schema, const torch::jit::Stack& inputs) {
+  std::string name = schema.name();
+  if (name.starts_with("aten::")) name = name.substr(6);
+  const auto among = [&](std::initializer_list<std::string_view> names) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
+  const at::Tensor first = tensor_argument(schema, inputs, {"self", "input", "grad_output", "grad_out", "grad"});
+  if (among({"_softmax", "_log_softmax", "softmax", "log_softmax", "_safe_softmax", "_softmax_backward_data",
+             "_log_softmax_backward_data", "cumsum", "cumprod", "logcumsumexp", "cumsum_", "cumprod_"})) {
+    return size_along(first, int_argument(schema, inputs, "dim"));
+  }
+  if (among({"native_layer_norm", "native_layer_norm_backward", "layer_norm", "rms_norm", "_fused_rms_norm",
+             "_fused_rms_norm_backward"})) {
+    const c10::IValue* shape = argument(schema, inputs, "normalized_shape");
+    if (!shape || !shape->isIntList()) return 1;
+    int64_t k = 1;
+    for (int64_t s : shape->toIntVector()) k *= std::max<int64_t>(s, 1);
+    return k;
+  }
+  if (among({"native_group_norm", "native_group_norm_backward"})) {
+    const int64_t groups = std::max<int64_t>(int_argument(schema, inputs, "group"), 1);
+    return std::max<int64_t>(int_argument(schema, inputs, "C") / groups, 1) *
+           std::max<int64_t>(int_argument(schema, inputs, "HxW"), 1);
+  }
+  if (among({"native_batch_norm", "_native_batch_norm_legit", "_native_batch_norm_legit_functional",
+             "native_batch_norm_backward", "cudnn_batch_norm", "cudnn_batch_norm_backward", "miopen_batch_norm",
+             "miopen_batch_norm_backward", "batch_norm_backward", "_batch_norm_impl_index",
+             "_batch_norm_impl_index_backward", "_batch_norm_with_update", "_batch_norm_with_update_functional"})) {
+    const at::Tensor input = tensor_argument(schema, inputs, {"input"});
+    return input.defined() && input.dim() >= 2 ? input.numel() / std::max<int64_t>(input.size(1), 1) : 1;
+  }
+  if (among({"mm", "bmm", "matmul", "dot", "vdot", "mv", "_grouped_mm"})) return size_along(first, -1);
+  if (among({"addmm", "_addmm_activation"})) return size_along(tensor_argument(schema, inputs, {"mat1"}), -1);
+  if (among({"addmv"})) return size_along(tensor_argument(schema, inputs, {"mat"}), -1);
+  if (among({"baddbmm"})) return size_along(tensor_argument(schema, inputs, {"batch1"}), -1);
+  if (among({"addbmm"})) {
+    const at::Tensor batch1 = tensor_argument(schema, inputs, {"batch1"});
+    return batch1.defined() && batch1.dim() == 3 ? batch1.size(0) * batch1.size(2) : 1;
+  }
+  if (among({"linear"})) return size_along(first, -1);
+  return 1;
+}
+
+}  // namespace
+
+int64_t reduction_size(const c10::FunctionSchema& schema, const torch::jit::Stack& inputs, at::IntArrayRef output_sizes) {
+  return std::max(known_reduction(schema, inputs), reduction_size(inputs, output_sizes));
 }
 
 std::optional<c10::ScalarType> truth_dtype(const torch::jit::Stack& inputs) {

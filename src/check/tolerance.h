@@ -27,6 +27,7 @@
 #include <string>
 
 #include <ATen/core/Tensor.h>
+#include <ATen/core/function_schema.h>
 #include <ATen/core/stack.h>
 
 namespace backendbench::check {
@@ -58,6 +59,13 @@ double error_budget(c10::ScalarType dtype, int64_t reduction, double reference_e
 // over a dim -> that dim, mm -> the inner dim, convolution -> C*kh*kw); the
 // smallest such, or 1 (elementwise) when no input has more.
 int64_t reduction_size(const torch::jit::Stack& inputs, at::IntArrayRef output_sizes);
+
+// The same for a call of `schema`'s operator, where shapes alone do not tell:
+// operators that reduce along a dim into an output as large as their input
+// (softmax, cumsum: the dim's size; layer, group and batch norm: the elements
+// each statistic spans) and products whose output is as large as an operand
+// (mm of square matrices: the inner dim). The larger of that and the rule above.
+int64_t reduction_size(const c10::FunctionSchema& schema, const torch::jit::Stack& inputs, at::IntArrayRef output_sizes);
 
 // The dtype the truth is computed in: f32 when every floating input is f16 or
 // bf16, f64 when any is f32; none when there is no floating input or one is

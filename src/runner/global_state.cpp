@@ -1,5 +1,7 @@
 #include "runner/global_state.h"
 
+#include <limits>
+
 #include <ATen/Context.h>
 #include <ATen/Parallel.h>
 #include <c10/core/AutogradState.h>
@@ -88,7 +90,37 @@ const Setting kSettings[] = {
      [] { return static_cast<int>(c10::AutogradState::get_tls_state().get_inference_mode()); },
      [](int v) { c10::AutogradState::get_tls_state().set_inference_mode(v != 0); }, flag},
     {"torch.get_num_threads()", [] { return at::get_num_threads(); }, [](int v) { at::set_num_threads(v); }, number},
+    // The fp32_precision settings that replace allow_tf32 (torch.backends.{cuda,cudnn,mkldnn}...fp32_precision).
+#define BB_FP32_PRECISION(backend, op, spelled)                                                                 \
+  {"torch.backends." spelled ".fp32_precision",                                                                  \
+   [] { return static_cast<int>(ctx().float32Precision(at::Float32Backend::backend, at::Float32Op::op)); },    \
+   [](int v) {                                                                                                   \
+     ctx().setFloat32Precision(at::Float32Backend::backend, at::Float32Op::op, static_cast<at::Float32Precision>(v)); \
+   },                                                                                                            \
+   [](int v) { return at::precision2str(static_cast<at::Float32Precision>(v)); }}
+    BB_FP32_PRECISION(GENERIC, ALL, "fp32"),
+    BB_FP32_PRECISION(CUDA, ALL, "cuda"),
+    BB_FP32_PRECISION(CUDA, MATMUL, "cuda.matmul"),
+    BB_FP32_PRECISION(CUDA, CONV, "cudnn.conv"),
+    BB_FP32_PRECISION(CUDA, RNN, "cudnn.rnn"),
+    BB_FP32_PRECISION(MKLDNN, ALL, "mkldnn"),
+    BB_FP32_PRECISION(MKLDNN, MATMUL, "mkldnn.matmul"),
+    BB_FP32_PRECISION(MKLDNN, CONV, "mkldnn.conv"),
+    BB_FP32_PRECISION(MKLDNN, RNN, "mkldnn.rnn"),
+#undef BB_FP32_PRECISION
 };
+
+// A setting's value, or kUnreadable when reading it throws (torch refuses to
+// read allow_tf32 once the fp32_precision settings disagree with it).
+constexpr int kUnreadable = std::numeric_limits<int>::min();
+int read(const Setting& s) {
+  try {
+    return s.read();
+  } catch (const std::exception&) {
+    return kUnreadable;
+  }
+}
+std::string shown(const Setting& s, int v) { return v == kUnreadable ? "(unreadable)" : s.show(v); }
 
 }  // namespace
 
@@ -104,7 +136,7 @@ struct GlobalStateGuard::Snapshot {
         device_type(on.type()),
         device(c10::impl::VirtualGuardImpl(on.type()).getDevice()),
         stream(c10::impl::VirtualGuardImpl(on.type()).getStream(device)) {
-    for (const Setting& s : kSettings) values.push_back(s.read());
+    for (const Setting& s : kSettings) values.push_back(read(s));
   }
 };
 
@@ -121,8 +153,16 @@ std::vector<std::string> GlobalStateGuard::restore() {
   for (size_t i = 0; i < std::size(kSettings); ++i) {
     const Setting& s = kSettings[i];
     if (now.values[i] == saved_->values[i]) continue;
-    changes.push_back(std::string(s.name) + ": " + s.show(saved_->values[i]) + " -> " + s.show(now.values[i]));
-    s.write(saved_->values[i]);
+    changes.push_back(std::string(s.name) + ": " + shown(s, saved_->values[i]) + " -> " + shown(s, now.values[i]));
+  }
+  // Written back in the table's order, the fp32_precision settings last (the legacy flags set them too);
+  // a write torch refuses leaves that setting as it is, the change reported all the same.
+  for (size_t i = 0; i < std::size(kSettings); ++i) {
+    if (now.values[i] == saved_->values[i] || saved_->values[i] == kUnreadable) continue;
+    try {
+      kSettings[i].write(saved_->values[i]);
+    } catch (const std::exception&) {
+    }
   }
   const auto& before = saved_->dispatch_keys;
   if (now.dispatch_keys.included_ != before.included_ || now.dispatch_keys.excluded_ != before.excluded_) {

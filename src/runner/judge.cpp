@@ -26,13 +26,14 @@ std::vector<check::Depth> output_depths(const c10::FunctionSchema& schema) {
 }
 
 // The reduction size of each output (tolerance.h), from the inputs' shapes.
-std::vector<int64_t> reduction_sizes(const torch::jit::Stack& inputs, const torch::jit::Stack& outputs) {
+std::vector<int64_t> reduction_sizes(const c10::FunctionSchema& schema, const torch::jit::Stack& inputs,
+                                     const torch::jit::Stack& outputs) {
   std::vector<int64_t> sizes;
   for (const c10::IValue& out : outputs) {
     const auto tensors = check::tensors_of(out);
     int64_t k = 1;
     for (const at::Tensor& t : tensors) {
-      if (t.defined() && t.layout() == at::kStrided) k = std::max(k, check::reduction_size(inputs, t.sizes()));
+      if (t.defined() && t.layout() == at::kStrided) k = std::max(k, check::reduction_size(schema, inputs, t.sizes()));
     }
     sizes.push_back(k);
   }
@@ -64,7 +65,7 @@ check::Comparison compare(const JudgeRules& rules, const JudgeInput& in, const t
                     .depths = rules.depths,
                     .spread = spread,
                     .fixed_budget = truth.empty() ? in.fixed_budgets : std::vector<std::optional<double>>{},
-                    .reduction_size = reduction_sizes(in.pristine, in.reference.outputs)};
+                    .reduction_size = reduction_sizes(rules.op.schema(), in.pristine, in.reference.outputs)};
   return check::compare_outputs(e, in.candidate.outputs, rules.tolerance);
 }
 
@@ -112,6 +113,16 @@ Verdict judge(const JudgeRules& rules, const JudgeInput& in) {
     const check::CallRecord candidate{in.candidate.inputs, in.candidate.outputs};
     if (auto v = check::check_contract(rules.op.schema(), reference, candidate, in.pristine)) {
       return fail(Failure(v->type, v->message));
+    }
+    // A written argument is written where it is: given new memory (set_), its other views keep the old values.
+    for (const auto& w : rules.written) {
+      const auto moved = [&](const std::vector<size_t>& m) { return std::find(m.begin(), m.end(), w.index) != m.end(); };
+      if (moved(in.candidate.moved) && !moved(in.reference.moved)) {
+        return fail(Failure(w.wrong_value == report::ErrorType::mismatch ? report::ErrorType::wrong_in_place_result
+                                                                          : w.wrong_value,
+                            "the argument '" + w.name + "' was given new memory (set_) instead of being written in "
+                            "place, as ATen writes it: other views of it keep the old values"));
+      }
     }
   }
   std::vector<std::optional<double>> spread;

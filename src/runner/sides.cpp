@@ -7,6 +7,8 @@
 #include "check/tolerance.h"
 #include "runner/global_state.h"
 #include "runner/phase.h"
+#include "check/compare.h"
+#include "check/contract.h"
 #include "runner/prepare.h"
 #include "timing/gpu_activity.h"
 #include "timing/timer.h"
@@ -32,6 +34,40 @@ c10::IValue snapshot_of(const c10::IValue& v) {
   return v;
 }
 
+// The storage each written argument's tensors start at, to tell an argument
+// written in place from one given new memory during a call.
+std::vector<const void*> storages_of(const torch::jit::Stack& inputs, const std::vector<size_t>& written) {
+  std::vector<const void*> out;
+  for (size_t j : written) {
+    for (const at::Tensor& t : j < inputs.size() ? check::tensors_of(inputs[j]) : std::vector<at::Tensor>{}) {
+      out.push_back(t.defined() && t.has_storage() ? t.storage().unsafeGetStorageImpl() : nullptr);
+    }
+  }
+  return out;
+}
+
+std::vector<size_t> moved_since(const std::vector<const void*>& before, const torch::jit::Stack& inputs,
+                                const std::vector<size_t>& written) {
+  std::vector<size_t> moved;
+  size_t k = 0;
+  for (size_t j : written) {
+    bool any = false;
+    for (const at::Tensor& t : j < inputs.size() ? check::tensors_of(inputs[j]) : std::vector<at::Tensor>{}) {
+      const void* now = t.defined() && t.has_storage() ? t.storage().unsafeGetStorageImpl() : nullptr;
+      any = any || (k < before.size() && now != before[k]);
+      ++k;
+    }
+    if (any) moved.push_back(j);
+  }
+  return moved;
+}
+
+std::vector<size_t> written_indices(const c10::FunctionSchema& schema) {
+  std::vector<size_t> out;
+  for (const auto& w : check::written_arguments(schema)) out.push_back(w.index);
+  return out;
+}
+
 }  // namespace
 
 std::variant<ReferenceRun, Failure> run_reference(const c10::OperatorHandle& op, const torch::jit::Stack& inputs,
@@ -40,11 +76,14 @@ std::variant<ReferenceRun, Failure> run_reference(const c10::OperatorHandle& op,
   const PhaseScope phase(Phase::reference);
   std::optional<observe::AtenCallRecorder> recorder;
   if (observe) recorder.emplace();
+  const std::vector<size_t> written = written_indices(op.schema());
+  const std::vector<const void*> storages = storages_of(run.inputs, written);
   auto failure = capture([&] {
     run.outputs = run.inputs;
     op.callBoxed(run.outputs);
     timing::synchronize(device);
   });
+  run.moved = moved_since(storages, run.inputs, written);
   if (recorder) run.calls = recorder->finish();
   if (failure) return *failure;
   return run;
@@ -91,6 +130,7 @@ std::variant<CandidateRun, Failure> run_candidate(const backends::Kernel& kernel
   timing::GpuWorkWatch watch(device);
   std::optional<observe::AtenCallRecorder> recorder;
   if (observe) recorder.emplace();
+  const std::vector<const void*> storages = storages_of(inputs, written);
   auto failure = capture([&] {
     run.outputs = inputs;
     watch.run([&] { kernel(run.outputs); });
@@ -110,6 +150,7 @@ std::variant<CandidateRun, Failure> run_candidate(const backends::Kernel& kernel
     return Failure(report::ErrorType::global_state_changed, describe_global_changes(changed));
   }
   run.stray_work = watch.finish();
+  run.moved = moved_since(storages, run.inputs, written);
   return run;
 }
 

@@ -22,6 +22,7 @@ struct ReferenceRun {
   torch::jit::Stack inputs;   // its own copy of the inputs, after the call (written arguments hold results)
   torch::jit::Stack outputs;
   observe::CallCounts calls;  // the ATen operators it called, when observed
+  std::vector<size_t> moved;  // written arguments the call gave new memory (an empty out= resized)
 };
 
 // Runs ATen on a copy of `inputs` (observing its nested calls when `observe`).
@@ -49,6 +50,8 @@ struct CandidateRun {
   // GPU work it left on another stream, launched from another thread, or
   // after it returned, in words ("" when none; timing/gpu_activity.h).
   std::string stray_work;
+  // Written arguments the call gave new memory (self.set_(result)) rather than wrote.
+  std::vector<size_t> moved;
 };
 
 // Runs the candidate on `inputs` (the tensors themselves: their addresses are

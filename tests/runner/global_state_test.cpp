@@ -57,6 +57,25 @@ TEST(GlobalState, ACandidateThatLeavesFlagsChangedFailsAndTheFlagsAreRestored) {
   EXPECT_EQ(c10::get_default_dtype(), dtype);
 }
 
+// The fp32_precision settings (what replaced allow_tf32): set through them, a
+// legacy flag can no longer be read; the change is named and put back, the
+// worker not lost (a red-team kernel left mkldnn's matmul in bf16).
+TEST(GlobalState, Fp32PrecisionSettingsAreNamedAndRestored) {
+  auto& ctx = at::globalContext();
+  const auto before = ctx.float32Precision(at::Float32Backend::MKLDNN, at::Float32Op::MATMUL);
+  const RunOptions options;
+  OperatorRun run("relu.default", testing::op_handle("aten.relu.default"), relu_after([&] {
+                    ctx.setFloat32Precision(at::Float32Backend::MKLDNN, at::Float32Op::MATMUL,
+                                            at::Float32Precision::BF16);
+                  }),
+                  options, 0.0);
+  const auto r = *run.correctness(testing::record("aten.relu.default", kArgs)).correctness;
+  EXPECT_FALSE(r.is_correct);
+  EXPECT_EQ(r.error_type, "GlobalStateChanged");
+  EXPECT_TRUE(contains(r.error_msg, "torch.backends.mkldnn.matmul.fp32_precision")) << r.error_msg;
+  EXPECT_EQ(ctx.float32Precision(at::Float32Backend::MKLDNN, at::Float32Op::MATMUL), before);
+}
+
 TEST(GlobalState, ACandidateThatPutsStateBackPasses) {
   const RunOptions options;
   OperatorRun run("relu.default", testing::op_handle("aten.relu.default"), relu_after([] {
