@@ -69,11 +69,19 @@ check::Comparison compare(const JudgeRules& rules, const JudgeInput& in, const t
   return check::compare_outputs(e, in.candidate.outputs, rules.tolerance);
 }
 
-// Why ATen's own result on this input is no answer, or nullopt: its floating
-// outputs moved between two runs by more than their own size (kUnreliableSpread),
-// or in where they are finite. A smaller run-to-run difference (atomics) only
-// widens the budget: a candidate far from ATen still fails there.
-std::optional<std::string> unreliable(const torch::jit::Stack& outputs, const std::vector<std::optional<double>>& spread) {
+// Why ATen's own result on this input is no answer, or nullopt: it is farther
+// from the truth (its result in a wider dtype) than the values' own size
+// (kUnreliableSpread), or its floating outputs moved between two runs by that
+// much or in where they are finite. A smaller run-to-run difference (atomics)
+// only widens the budget: a candidate far from ATen still fails there.
+std::optional<std::string> unreliable(const torch::jit::Stack& outputs, const std::vector<std::optional<double>>& spread,
+                                      std::optional<double> reference_error) {
+  if (reference_error && *reference_error > kUnreliableSpread) {
+    char text[200];
+    std::snprintf(text, sizeof text, "ATen's result differs from its own result in a wider dtype by %.3g of the "
+                  "values' size", *reference_error);
+    return std::string(text) + ": there is no answer to judge against";
+  }
   for (size_t i = 0; i < outputs.size() && i < spread.size(); ++i) {
     const auto tensors = check::tensors_of(outputs[i]);
     const bool floating = std::any_of(tensors.begin(), tensors.end(), [](const at::Tensor& t) {
@@ -146,11 +154,16 @@ Verdict judge(const JudgeRules& rules, const JudgeInput& in) {
         for (size_t i = 0; i < both.size() && i < spread.size(); ++i) {
           if (spread[i]) both[i] = std::max(both[i].value_or(0.0), *spread[i]);
         }
-        verdict.unreliable_reference = unreliable(in.reference.outputs, both);
+        verdict.unreliable_reference = unreliable(in.reference.outputs, both, verdict.comparison.reference_error);
         if (verdict.unreliable_reference) return verdict;
         verdict.comparison = compare(rules, in, truth, spread);
       }
     }
+  }
+  // Still unlike: ATen may be far from its own result in a wider dtype (two runs of garbage can agree).
+  if (differs()) {
+    verdict.unreliable_reference = unreliable(in.reference.outputs, {}, verdict.comparison.reference_error);
+    if (verdict.unreliable_reference) return verdict;
   }
   if (!verdict.comparison.matches) return fail(Failure(verdict.comparison.type, verdict.comparison.mismatch));
   // Written arguments that no output stands for: their values as ATen wrote them.

@@ -4,6 +4,7 @@
 // is excluded rather than failed.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <limits>
 
 #include <ATen/ATen.h>
@@ -18,6 +19,7 @@ using backendbench::testing::op_handle;
 
 struct Case {
   at::Tensor reference, candidate, rerun;
+  at::Tensor truth = {};  // ATen in a wider dtype; none when undefined
 };
 
 Verdict judge_relu(const Case& c) {
@@ -26,7 +28,10 @@ Verdict judge_relu(const Case& c) {
   const torch::jit::Stack inputs{at::randn({64})};
   const ReferenceRun reference{.inputs = inputs, .outputs = {c.reference}};
   const CandidateRun candidate{.inputs = inputs, .outputs = {c.candidate}, .snapshot = {c.candidate}};
+  std::function<torch::jit::Stack()> truth;
+  if (c.truth.defined()) truth = [&] { return torch::jit::Stack{c.truth.to(at::kDouble)}; };
   return judge(rules, {.reference = reference,
+                       .truth = truth,
                        .candidate = candidate,
                        .pristine = inputs,
                        .check_contract = false,
@@ -73,6 +78,20 @@ TEST(JudgeReference, NaNThatMovesBetweenATensRunsJudgesNothing) {
   EXPECT_FALSE(v.failure);
   ASSERT_TRUE(v.unreliable_reference);
   EXPECT_NE(v.unreliable_reference->find("NaN or infinities"), std::string::npos) << *v.unreliable_reference;
+}
+
+// ATen's garbage can repeat itself between two runs: far from its own result
+// in a wider dtype, it is no reference either.
+TEST(JudgeReference, ATenFarFromItsWiderResultJudgesNothing) {
+  const at::Tensor x = at::randn({64}).abs() + 1;
+  const Verdict v = judge_relu({.reference = x * 5, .candidate = x * 2, .rerun = x * 5, .truth = x});
+  EXPECT_FALSE(v.failure);
+  ASSERT_TRUE(v.unreliable_reference);
+  EXPECT_NE(v.unreliable_reference->find("wider dtype"), std::string::npos) << *v.unreliable_reference;
+  // Near its wider result, ATen is the reference, and a candidate far from both fails.
+  const Verdict wrong = judge_relu({.reference = x, .candidate = x * 2, .rerun = x, .truth = x});
+  ASSERT_TRUE(wrong.failure);
+  EXPECT_FALSE(wrong.unreliable_reference);
 }
 
 }  // namespace
