@@ -484,6 +484,28 @@ std::optional<Failure> OperatorRun::check_audited_calls(const TimedAudit& audit,
                                                   "position): " + verdict.failure->message);
 }
 
+// For operators that write their arguments: each audited call's arguments and
+// outputs against ATen on the fresh values written before it.
+std::optional<Failure> OperatorRun::check_written_calls(const TimedAudit& audit) const {
+  auto referenced = run_reference(op_, audit.refill(), options_.device, false);
+  if (std::holds_alternative<Failure>(referenced)) return std::nullopt;  // ATen ran on them while timed; not again
+  const ReferenceRun& reference = std::get<ReferenceRun>(referenced);
+  for (const TimedAudit::Kept& kept : audit.kept()) {
+    const CandidateRun candidate{
+        .inputs = kept.inputs, .outputs = kept.outputs,
+        .snapshot = results_of(kept.outputs, kept.inputs, rules_.written_indices)};
+    const Verdict verdict = judge(rules_, {.reference = reference, .truth = truth_on(audit.refill()),
+                                           .candidate = candidate, .pristine = audit.refill(), .check_contract = false,
+                                           .rerun_reference = rerun_on(audit.refill())});
+    if (verdict.failure && !verdict.unreliable_reference) {
+      return Failure(ErrorType::wrong_when_timed, "timed call " + std::to_string(kept.call) +
+                                                      " (fresh values written into its buffers just before it): " +
+                                                      verdict.failure->message);
+    }
+  }
+  return std::nullopt;
+}
+
 Failure OperatorRun::remembered_while_timed(const TimedAudit& audit) {
   return Failure(ErrorType::stale_result,
                  "after the timed buffers took new values at a hidden call, the timed " + audit.judged_span() +
@@ -521,11 +543,10 @@ TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_
   }
   const torch::jit::Stack& inputs = std::get<torch::jit::Stack>(made);
   // The last timed call's outputs are kept to check them afterwards (both
-  // sides keep theirs, so that they allocate alike), unless the calls write
-  // their inputs or the last calls are CUDA-graph captures.
-  const bool keep_output = rules_.written.empty() && !options_.timing.cuda_graphs;
+  // sides keep theirs, so that they allocate alike), unless the last calls
+  // are CUDA-graph captures; they are audited (runner/timed_audit.h).
+  const bool keep_output = !options_.timing.cuda_graphs;
   std::optional<torch::jit::Stack> last_output, last_reference_output;
-  // The kept outputs are audited (runner/timed_audit.h): new values at a hidden call, every call read.
   std::unique_ptr<TimedAudit> audit;
   if (keep_output) {
     auto refill = prepare_inputs(op_, *input.args, options_.device,
@@ -533,7 +554,8 @@ TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_
     if (auto* values = std::get_if<torch::jit::Stack>(&refill)) {
       const timing::TimingOptions& o = options_.timing;
       audit = TimedAudit::plan(op_, inputs, std::move(*values), inputs::hidden_seed(seed, options_.secret, kTimedAudit),
-                               o.warmup + std::min(o.min_samples, o.max_samples), last_output, last_reference_output);
+                               o.warmup + std::min(o.min_samples, o.max_samples), last_output, last_reference_output,
+                               rules_.written_indices);
     }
   }
   const timing::CallHooks* hooks = audit ? &audit->hooks() : nullptr;
@@ -575,7 +597,12 @@ TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_
   if (!t.candidate.stray_work.empty() && t.reference.stray_work.empty() && !reference_strays(inputs)) {
     return fail(Failure(ErrorType::side_stream_work, "while timed: " + t.candidate.stray_work));
   }
-  if (auto f = check_timed(input, seed, inputs, last_output, audit.get())) return fail(*f);
+  if (auto f = audit && audit->audits_written() ? check_written_calls(*audit)
+                                                : check_timed(input, seed, inputs, rules_.written.empty() ? last_output
+                                                                                                          : std::nullopt,
+                                                              audit.get())) {
+    return fail(*f);
+  }
   r.reference_time_ms = t.reference.median_ms();
   r.benchmark_time_ms = t.candidate.median_ms();
   r.reference_samples = t.reference.stats.samples;

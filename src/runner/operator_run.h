@@ -78,6 +78,7 @@ class OperatorRun {
   std::optional<Failure> check_audited_calls(const TimedAudit& audit, const ReferenceRun& reference,
                                              const std::vector<std::optional<double>>& budgets) const;
   static Failure remembered_while_timed(const TimedAudit& audit);
+  std::optional<Failure> check_written_calls(const TimedAudit& audit) const;
 
   uint64_t seed_of(const data::InputRecord& input) const;
 

@@ -1,6 +1,7 @@
 #include "runner/timed_audit.h"
 
 #include <algorithm>
+#include <numeric>
 #include <cstdio>
 #include <random>
 #include <unordered_set>
@@ -24,6 +25,8 @@ constexpr int64_t kReadPositions = 64;
 constexpr int64_t kRestoreLeast = 2;
 constexpr int64_t kRestoreMost = 8;
 constexpr int64_t kRestoreEvery = int64_t{1} << 16;
+// Calls audited whole for operators that write their arguments.
+constexpr int kWrittenAudits = 3;
 
 // A draw in [low, high] from `rng`.
 size_t draw(std::mt19937_64& rng, size_t low, size_t high) {
@@ -37,13 +40,39 @@ std::string sizes_text(const std::vector<int64_t>& sizes) { return c10::str(c10:
 std::unique_ptr<TimedAudit> TimedAudit::plan(const c10::OperatorHandle& op, const torch::jit::Stack& timed,
                                              torch::jit::Stack refill, uint64_t seed, size_t calls,
                                              const std::optional<torch::jit::Stack>& outputs,
-                                             const std::optional<torch::jit::Stack>& reference_outputs) {
+                                             const std::optional<torch::jit::Stack>& reference_outputs,
+                                             const std::vector<size_t>& written) {
   // The refill needs a call before it (to remember) and one after.
   if (calls < 3 || !can_refill(timed, refill)) return nullptr;
   std::unique_ptr<TimedAudit> audit(new TimedAudit);
   audit->timed_ = &timed;
   audit->refill_ = std::move(refill);
   std::mt19937_64 rng(seed);
+  TimedAudit* self = audit.get();
+  if (!written.empty()) {  // a few hidden calls, each after fresh values, kept whole
+    audit->written_ = written;
+    std::vector<size_t> candidates(calls - 1);  // calls 2 to `calls`, a few of them distinct
+    std::iota(candidates.begin(), candidates.end(), size_t{2});
+    std::shuffle(candidates.begin(), candidates.end(), rng);
+    audit->audited_.assign(candidates.begin(), candidates.begin() + std::min<size_t>(kWrittenAudits, candidates.size()));
+    audit->hooks_.before = [self](size_t call) {
+      if (std::find(self->audited_.begin(), self->audited_.end(), call) != self->audited_.end()) {
+        refill_inputs(*self->timed_, self->refill_);
+      }
+    };
+    audit->hooks_.after = [self, &outputs](size_t call) {
+      if (std::find(self->audited_.begin(), self->audited_.end(), call) != self->audited_.end()) {
+        self->kept_.push_back(self->keep(outputs, call));
+      }
+    };
+    // ATen's calls copied at the same counts (and dropped), so that both sides' engine work is alike.
+    audit->mirror_.after = [self, &reference_outputs](size_t call) {
+      if (std::find(self->audited_.begin(), self->audited_.end(), call) != self->audited_.end()) {
+        (void)self->keep(reference_outputs, call);
+      }
+    };
+    return audit;
+  }
   const at::Generator gen = at::detail::createCPUGenerator(seed);
   // The read positions, made on every device now: copying them there later could wait for a held stream.
   const at::Tensor fractions = at::rand({kReadPositions}, gen, at::TensorOptions().dtype(at::kDouble));
@@ -82,7 +111,6 @@ std::unique_ptr<TimedAudit> TimedAudit::plan(const c10::OperatorHandle& op, cons
     audit->restore_at_ = draw(rng, audit->refill_at_ + 1, calls - 1);
     audit->judged_from_ = audit->restore_at_;
   }
-  TimedAudit* self = audit.get();
   audit->hooks_.before = [self](size_t call) { self->before(call); };
   audit->hooks_.after = [self, &outputs](size_t call) {
     self->last_call_ = call;
@@ -90,6 +118,18 @@ std::unique_ptr<TimedAudit> TimedAudit::plan(const c10::OperatorHandle& op, cons
   };
   audit->mirror_.after = [self, &reference_outputs](size_t call) { self->record(self->reference_, reference_outputs, call); };
   return audit;
+}
+
+TimedAudit::Kept TimedAudit::keep(const std::optional<torch::jit::Stack>& outputs, size_t call) const {
+  // Copied together, so that outputs that are the written arguments stay one storage in the copy.
+  torch::jit::Stack both = *timed_;
+  const size_t n = both.size();
+  if (outputs) both.insert(both.end(), outputs->begin(), outputs->end());
+  torch::jit::Stack copy = copy_inputs(both);
+  Kept kept{.call = call};
+  kept.inputs.assign(copy.begin(), copy.begin() + static_cast<std::ptrdiff_t>(n));
+  kept.outputs.assign(copy.begin() + static_cast<std::ptrdiff_t>(n), copy.end());
+  return kept;
 }
 
 void TimedAudit::before(size_t call) {

@@ -15,6 +15,12 @@
 //     values are read too), so that each call, not only the last, is judged
 //     against ATen on the final values; a call whose outputs differ in shape
 //     or dtype from ATen's there fails as well.
+// Operators that write their arguments (in-place, out=) change their buffers
+// at every call, so a call cannot be judged against ATen on the final values:
+// instead, before a few hidden calls fresh values are written into the timed
+// buffers, and the arguments and outputs right after those calls are kept, to
+// be judged against ATen on those fresh values (a kernel that leaves `self` or
+// `out` untouched while timed fails there).
 // All of it is engine work around the candidate's calls (timing::CallHooks):
 // never inside a sample, and never synchronizing (the stream may be held).
 #pragma once
@@ -41,10 +47,12 @@ class TimedAudit {
   // `reference_outputs`: where each side's call leaves its outputs. Null when
   // no audit fits (too few calls, layouts that differ). The audit's hooks
   // refer to it: it stays where it is made.
+  // `written`: the arguments the schema declares as written (the second mode).
   static std::unique_ptr<TimedAudit> plan(const c10::OperatorHandle& op, const torch::jit::Stack& timed,
                                         torch::jit::Stack refill, uint64_t seed, size_t calls,
                                         const std::optional<torch::jit::Stack>& outputs,
-                                        const std::optional<torch::jit::Stack>& reference_outputs);
+                                        const std::optional<torch::jit::Stack>& reference_outputs,
+                                        const std::vector<size_t>& written);
 
   // The hooks to time the candidate with (valid while this audit lives).
   const timing::CallHooks& hooks() const { return hooks_; }
@@ -55,6 +63,17 @@ class TimedAudit {
 
   TimedAudit(const TimedAudit&) = delete;
   TimedAudit& operator=(const TimedAudit&) = delete;
+
+  // Operators that write their arguments: what the candidate left right after
+  // each audited call (its arguments and outputs, copied), and the fresh
+  // values written before those calls, to run ATen on.
+  struct Kept {
+    size_t call = 0;
+    torch::jit::Stack inputs, outputs;
+  };
+  bool audits_written() const { return !written_.empty(); }
+  const std::vector<Kept>& kept() const { return kept_; }
+  const torch::jit::Stack& refill() const { return refill_; }
 
   // How many calls' outputs were read after the last change (0: the timing
   // failed before it).
@@ -114,6 +133,10 @@ class TimedAudit {
   mutable std::vector<Indices> indices_;
   at::Tensor indices_for(const at::Tensor& output) const;  // undefined: no positions on its device
   Reads candidate_, reference_;  // ATen's kept only so that both sides allocate alike
+  std::vector<size_t> written_;    // the second mode's written arguments
+  std::vector<size_t> audited_;    // its audited calls
+  std::vector<Kept> kept_;
+  Kept keep(const std::optional<torch::jit::Stack>& outputs, size_t call) const;
   timing::CallHooks hooks_, mirror_;
 };
 
