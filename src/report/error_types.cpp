@@ -6,16 +6,15 @@ namespace backendbench::report {
 namespace {
 
 // One name per ErrorType, in its order (the last one is checked below).
-constexpr util::NameTable<ErrorType, 32> kNames{{
+constexpr util::NameTable<ErrorType, 33> kNames{{
     "MalformedInput", "ArgumentError", "UnknownOperator", "Exception", "OutOfMemoryError", "WorkerCrash",
     "Timeout", "WorkerStartFailed", "TimingFailed", "MismatchError", "PrecisionLoss", "SpecialValueMismatch",
     "WrongOutputStructure", "WrongDtype", "WrongShape", "WrongDevice", "WrongLayout", "WrongStrides",
     "InputMutated", "OutputAliasesInput", "MissingAlias", "OutputReused", "WrongInPlaceResult", "WrongOutResult",
     "ReferenceFallback", "ATenComputeCall", "StaleResult", "LateResult", "ShapeSpecialized", "WrongWhenTimed",
-    "SideStreamWork", "GlobalStateChanged",
+    "SideStreamWork", "GlobalStateChanged", "ATenReplaced",
 }};
-static_assert(kNames.names.back() == "GlobalStateChanged" &&
-              kNames.name(ErrorType::global_state_changed) == "GlobalStateChanged");
+static_assert(kNames.names.back() == "ATenReplaced" && kNames.name(ErrorType::aten_replaced) == "ATenReplaced");
 
 }  // namespace
 

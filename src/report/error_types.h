@@ -52,6 +52,7 @@ enum class ErrorType {
   side_stream_work,    // SideStreamWork: GPU work on another stream, from another thread, or after the call returned
   // The process around the kernel.
   global_state_changed,  // GlobalStateChanged: TF32, deterministic mode, default dtype, current stream, ... left changed
+  aten_replaced,         // ATenReplaced: ATen's own kernel of an operator was replaced (torch.library, TORCH_LIBRARY_IMPL)
 };
 
 std::string_view to_string(ErrorType type);

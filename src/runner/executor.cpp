@@ -1,13 +1,16 @@
 #include "runner/executor.h"
 
 #include "backends/variants.h"
+#include "observe/aten_tables.h"
 #include "ops/resolve.h"
 #include "util/log.h"
 
 namespace backendbench::runner {
 
 TestExecutor::TestExecutor(backends::Backend& backend, const RunOptions& options, double launch_floor_ms)
-    : backend_(backend), options_(options), launch_floor_ms_(launch_floor_ms) {}
+    : backend_(backend), options_(options), launch_floor_ms_(launch_floor_ms) {
+  observe::remember_aten_kernels();  // before any candidate is loaded
+}
 
 TestExecutor::OperatorState& TestExecutor::state_of(const std::string& op_name) {
   if (auto it = operators_.find(op_name); it != operators_.end()) return it->second;
@@ -31,6 +34,19 @@ TestExecutor::OperatorState& TestExecutor::state_of(const std::string& op_name) 
     BB_LOG(info) << state.short_name << ": using the kernel derived from " << kernel.derived_from;
   }
   state.derived_from = kernel.derived_from;
+  // Loading a candidate (importing its module, opening its shared object) must leave ATen's kernels be.
+  if (kernel.kernel.language != backends::KernelLanguage::aten) {
+    const std::vector<std::string> replaced = observe::replaced_aten_kernels(options_.device.type());
+    if (!replaced.empty()) {
+      std::string list;
+      for (size_t i = 0; i < replaced.size() && i < 3; ++i) list += (i ? "; " : "") + replaced[i];
+      if (replaced.size() > 3) list += "; and " + std::to_string(replaced.size() - 3) + " more";
+      state.aten_replaced = "ATen's own kernels were replaced, so that its reference would not be ATen's: " + list +
+                            " (registered when this operator's kernel, or one loaded before it in this process, "
+                            "was loaded)";
+      BB_LOG(warning) << state.short_name << ": " << state.aten_replaced;
+    }
+  }
   state.run = std::make_unique<OperatorRun>(state.short_name, handle, std::move(kernel.kernel), options_,
                                             launch_floor_ms_);
   return state;
@@ -40,6 +56,7 @@ TestOutcome TestExecutor::run(const TestJob& job) {
   OperatorState& state = state_of(job.op_name);
   if (!state.unknown.empty()) return failed_outcome(job, report::ErrorType::unknown_operator, state.unknown);
   if (state.skipped) return TestOutcome{.skipped = true, .launch_floor_ms = launch_floor_ms_};
+  if (!state.aten_replaced.empty()) return failed_outcome(job, report::ErrorType::aten_replaced, state.aten_replaced);
   if (job.kind == TestKind::performance && !job.excluded_as.empty()) {  // as its correctness test left it out
     return TestOutcome{.excluded = report::ExcludedTest{state.short_name, job.input.args_text, job.excluded_as, true},
                        .launch_floor_ms = launch_floor_ms_};

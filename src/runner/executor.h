@@ -29,6 +29,7 @@ class TestExecutor {
     std::string short_name;             // "relu.default"
     std::string unknown;                // why it did not resolve, if it did not
     bool skipped = false;               // the backend does not implement it
+    std::string aten_replaced;          // loading its kernel replaced ATen's kernels (which, in words)
     std::string derived_from;
     std::unique_ptr<OperatorRun> run;
   };

@@ -10,6 +10,7 @@
 #include "inputs/edge_values.h"
 #include "inputs/materialize.h"
 #include "inputs/neighbours.h"
+#include "observe/aten_tables.h"
 #include "observe/linked_symbols.h"
 #include "ops/bind.h"
 #include "roofline/annotate.h"
@@ -200,6 +201,17 @@ std::optional<Failure> OperatorRun::linked_work() {
   return *linked_;
 }
 
+// ATen's kernels of the operator and of those its reference called, replaced while the candidate ran.
+std::optional<Failure> OperatorRun::aten_replaced(const ReferenceRun& reference) const {
+  if (kernel_.language == backends::KernelLanguage::aten) return std::nullopt;
+  std::vector<c10::OperatorName> ops{op_.operator_name()};
+  for (const auto& [op, count] : reference.calls) ops.push_back(op);
+  const std::vector<std::string> replaced = observe::replaced_aten_kernels(options_.device.type(), ops);
+  if (replaced.empty()) return std::nullopt;
+  return Failure(ErrorType::aten_replaced, "ATen's own kernel of " + replaced.front() +
+                                               " was replaced while the candidate ran: the reference would not be ATen's");
+}
+
 bool OperatorRun::reference_strays(const torch::jit::Stack& inputs) {
   if (!reference_strays_) reference_strays_ = !reference_stray_work(op_, inputs, options_.device).empty();
   return reference_strays_;
@@ -276,6 +288,10 @@ std::optional<CandidateRun> OperatorRun::run_checked(const torch::jit::Stack& in
   CandidateRun& candidate = std::get<CandidateRun>(ran);
   out.add_calls(candidate.calls);
   ++out.inputs_checked;
+  if (auto f = aten_replaced(reference)) {
+    out.failure = with_context(*f, context);
+    return std::nullopt;
+  }
   if (auto f = borrowed_work(candidate, reference)) {
     out.failure = with_context(*f, context);
     return std::nullopt;

@@ -67,6 +67,7 @@ class OperatorRun {
   std::function<std::optional<ReferenceRun>()> rerun_on(const torch::jit::Stack& inputs) const;
   std::optional<Failure> borrowed_work(const CandidateRun& candidate, const ReferenceRun& reference) const;
   std::optional<Failure> linked_work();
+  std::optional<Failure> aten_replaced(const ReferenceRun& reference) const;
   // Whether ATen's own call leaves work on other streams (learnt once per operator).
   bool reference_strays(const torch::jit::Stack& inputs);
   // The candidate's work off the current stream as a failure, unless ATen's own call does the same (then

@@ -65,6 +65,23 @@ TEST_F(CliPython, KernelFilesNamedForAnotherLayoutAreAWarning) {
   EXPECT_TRUE(has(o.err, "--kernels-dir")) << o.err;
 }
 
+// A kernel module that, when imported, replaces ATen's own kernel (so that
+// the reference would be its own) fails its operator with ATenReplaced.
+TEST_F(CliPython, AKernelThatReplacesATensKernelFailsAsATenReplaced) {
+  write("k/relu/relu_implementation_1.py",
+        "import torch\n"
+        "_lib = torch.library.Library('aten', 'IMPL')\n"
+        "_lib.impl('relu', lambda x: torch.where(x > 0, x, torch.zeros_like(x)), 'CPU')\n"
+        "def relu_kernel_impl(x):\n"
+        "    return torch.maximum(x, torch.zeros_like(x))\n");
+  const Outcome o = run("--suite smoke --backend directory --ops-directory k --device cpu --log-dir out");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  for (const auto& r : read_json(dir_ / "out" / "full_results.json")) {
+    EXPECT_EQ(r["error_type"], "ATenReplaced") << r.dump();
+    EXPECT_TRUE(has(r["error_msg"].get<std::string>(), "relu_implementation_1.py")) << r.dump();
+  }
+}
+
 TEST_F(CliPython, AFailingKernelFailsItsOperatorWithThePythonTraceback) {
   write("k/relu/relu_implementation_1.py", read_file(kPythonExamples / "relu" / "relu_implementation_1.py"));
   write("k/neg/neg_implementation_1.py", "def neg_kernel_impl(x):\n    raise ValueError('neg is not written yet')\n");
