@@ -63,6 +63,8 @@ std::string import_torch_and_support(bool embedded) {
     py::module_ support = py::module_::import("types").attr("ModuleType")("_backendbench_kernel_support");
     py::exec(kKernelSupportSource, support.attr("__dict__"));
     sys.attr("modules")["_backendbench_kernel_support"] = support;
+    // The engine's own interpreter only: a user's Python session (import backendbench) keeps torch as it is.
+    if (embedded) support.attr("route_hidden_calls_through_the_dispatcher")();
   } catch (const py::error_already_set& e) {
     return std::string("Python could not import torch: ") + e.what();
   }

@@ -82,6 +82,48 @@ TEST_F(CliPython, AKernelThatReplacesATensKernelFailsAsATenReplaced) {
   }
 }
 
+// The routes that call ATen past the dispatcher's RecordFunction (a
+// redispatch to a key, one key's kernel, the observation turned off or its
+// callbacks cleared) go through the whole dispatcher in the engine's
+// interpreter: each kernel's borrowed call is seen (ReferenceFallback).
+TEST_F(CliPython, CallsHiddenFromTheObservationAreSeen) {
+  write("trace.txt",
+        "Operator: aten.relu.default\ncnt: 1, ((T([16, 32], f32),), {})\n"
+        "Operator: aten.exp.default\ncnt: 1, ((T([16, 32], f32),), {})\n"
+        "Operator: aten.sigmoid.default\ncnt: 1, ((T([16, 32], f32),), {})\n"
+        "Operator: aten.tanh.default\ncnt: 1, ((T([16, 32], f32),), {})\n");
+  write("k/relu/relu.py",
+        "import torch\n"
+        "def relu_kernel_impl(x):\n"
+        "    keys = torch._C.DispatchKeySet(torch._C.DispatchKey.CPU)\n"
+        "    return torch.ops.aten.clamp_min.default.redispatch(keys, x, 0)\n");
+  write("k/exp/exp.py",
+        "import torch\n"
+        "def exp_kernel_impl(x):\n"
+        "    return torch.ops.aten.exp.default._op_dk(torch._C.DispatchKey.CPU, x)\n");
+  write("k/sigmoid/sigmoid.py",
+        "import torch\n"
+        "def sigmoid_kernel_impl(x):\n"
+        "    torch._C._autograd._clear_callbacks()\n"
+        "    return torch.sigmoid(x)\n");
+  write("k/tanh/tanh.py",
+        "import torch\n"
+        "def tanh_kernel_impl(x):\n"
+        "    torch._C._autograd._enable_record_function(False)\n"
+        "    y = torch.tanh(x)\n"
+        "    torch._C._autograd._enable_record_function(True)\n"
+        "    return y\n");
+  const Outcome o = run("--suite torchbench --data trace.txt --backend pregenerated --kernels-dir k --device cpu --log-dir out");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  size_t correctness = 0;
+  for (const auto& r : read_json(dir_ / "out" / "full_results.json")) {
+    if (r["test_type"] != "correctness") continue;
+    ++correctness;
+    EXPECT_EQ(r["error_type"], "ReferenceFallback") << r.dump();
+  }
+  EXPECT_EQ(correctness, 4u);
+}
+
 TEST_F(CliPython, AFailingKernelFailsItsOperatorWithThePythonTraceback) {
   write("k/relu/relu_implementation_1.py", read_file(kPythonExamples / "relu" / "relu_implementation_1.py"));
   write("k/neg/neg_implementation_1.py", "def neg_kernel_impl(x):\n    raise ValueError('neg is not written yet')\n");
