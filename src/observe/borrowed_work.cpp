@@ -118,7 +118,9 @@ std::optional<BorrowedWork> BorrowedWorkCheck::check_linked(const std::vector<Li
   for (const LinkedFunction& f : linked) {
     if (f.route == Route::hides_calls) {
       return BorrowedWork{ErrorType::reference_fallback,
-                          "its shared object links " + f.symbol + ", which hides ATen calls from the checks"};
+                          "its shared object links " + f.symbol + ", which reaches ATen past the calls the checks "
+                          "see (the observation turned off, an operator looked up and called itself, or ATen's "
+                          "kernels below its operators)"};
     }
   }
   std::optional<BorrowedWork> compute;

@@ -43,11 +43,21 @@ constexpr std::string_view kKernelNamespaces[] = {
     "at::compositeexplicitautogradnonfunctional::", "at::compositeimplicitautograd::",
 };
 
-// Functions that switch the observation of ATen calls off or remove its callback.
+// Functions that switch the observation of ATen calls off or remove its callback, or that look an
+// operator up to call it past the functions its calls are seen through (a redispatch to one key).
 constexpr std::string_view kHiding[] = {
     "at::enableRecordFunction", "at::removeCallback", "at::disableCallback", "at::clearCallbacks",
     "at::clearGlobalCallbacks", "at::clearThreadLocalCallbacks", "at::set_record_function_tls_",
+    "c10::Dispatcher::findSchema", "c10::Dispatcher::findSchemaOrThrow", "c10::Dispatcher::findOp",
+    "c10::Dispatcher::findOrRegisterName",
 };
+
+// ATen's kernels reached below its operators: the per-CPU-capability function
+// pointers of its DispatchStubs (add_stub's AVX512 kernel) and its CPU BLAS.
+bool atens_internal_kernel(std::string_view qualified) {
+  return qualified.starts_with("at::native::DispatchStub") || qualified.starts_with("at::native::cpublas::") ||
+         (qualified.starts_with("at::native::") && qualified.ends_with("_stub"));
+}
 
 }  // namespace
 
@@ -104,6 +114,7 @@ std::vector<LinkedFunction> linked_aten_functions(const std::vector<std::string>
     for (std::string_view hiding : kHiding) {
       if (qualified == hiding) found.push_back({Route::hides_calls, std::string(hiding), symbol});
     }
+    if (atens_internal_kernel(qualified)) found.push_back({Route::hides_calls, std::string(qualified), symbol});
   }
   return found;
 }

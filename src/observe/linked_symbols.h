@@ -26,7 +26,9 @@ struct LinkedFunction {
     ops_call,        // at::_ops::<op>::call: at::<op>, torch::<op>, Tensor::<op>
     ops_redispatch,  // at::_ops::<op>::redispatch
     kernel,          // at::native::, at::cpu::, at::cuda::, at::meta::, at::composite*:: (the kernels themselves)
-    hides_calls,     // at::enableRecordFunction, at::removeCallback, ...: turns the call observation off
+    hides_calls,     // reaches ATen past the calls the checks see: at::enableRecordFunction (the observation
+                     // off), c10::Dispatcher::findSchemaOrThrow (an operator looked up to redispatch it),
+                     // at::native::DispatchStub<...>::AVX512, at::native::cpublas:: (ATen's kernels below its operators)
   };
   Route route;
   std::string name;    // "relu" (a C++ operator identifier: "add_Tensor", "add__Tensor") or the kernel function's name

@@ -58,6 +58,25 @@ TEST(LinkedSymbols, TurningTheObservationOffIsAFallback) {
   EXPECT_EQ(found->type, ErrorType::reference_fallback);
 }
 
+// Routes to ATen's work the call observation cannot see: an operator looked up
+// in the dispatcher (to redispatch it), ATen's DispatchStub kernels and CPU BLAS.
+TEST(LinkedSymbols, ReachingATenBelowItsOperatorsIsAFallback) {
+  for (const char* symbol : {
+           "c10::Dispatcher::findSchemaOrThrow(char const*, char const*)",
+           "at::native::DispatchStub<void (*)(at::TensorIteratorBase&, c10::Scalar const&), "
+           "at::native::add_stub_DECLARE_DISPATCH_type>::AVX512",
+           "at::native::add_stub",
+           "at::native::cpublas::gemm(at::native::TransposeType, at::native::TransposeType, long, long, long, float, "
+           "float const*, long, float const*, long, float, float*, long)",
+       }) {
+    const auto found = linked({symbol});
+    ASSERT_TRUE(found) << symbol;
+    EXPECT_EQ(found->type, ErrorType::reference_fallback) << symbol;
+  }
+  EXPECT_FALSE(linked({"at::TensorIterator::binary_op(at::TensorBase&, at::TensorBase const&, at::TensorBase const&)"}))
+      << "a TensorIterator, ATen's loop helper, computes nothing itself";
+}
+
 // The dynamic symbols of a real ELF file: this test binary links ATen.
 TEST(LinkedSymbols, ReadsTheUndefinedDynamicSymbolsOfAnElfFile) {
   const auto symbols = undefined_symbols("/proc/self/exe");
