@@ -62,6 +62,20 @@ std::vector<size_t> moved_since(const std::vector<const void*>& before, const to
   return moved;
 }
 
+// An output whose values Python computes when they are read (a tensor subclass
+// with __torch_dispatch__), in words, or "".
+std::string lazy_output(const torch::jit::Stack& outputs) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    for (const at::Tensor& t : check::tensors_of(outputs[i])) {
+      if (t.defined() && t.key_set().has(c10::DispatchKey::Python)) {
+        return "output " + std::to_string(i) + " is a tensor subclass handled by Python (__torch_dispatch__): its "
+               "values are made when read, not by the call; a kernel returns plain tensors";
+      }
+    }
+  }
+  return "";
+}
+
 std::vector<size_t> written_indices(const c10::FunctionSchema& schema) {
   std::vector<size_t> out;
   for (const auto& w : check::written_arguments(schema)) out.push_back(w.index);
@@ -146,6 +160,9 @@ std::variant<CandidateRun, Failure> run_candidate(const backends::Kernel& kernel
   });
   if (recorder) run.calls = recorder->finish();
   if (failure) return *failure;
+  if (std::string lazy = lazy_output(run.outputs); !lazy.empty()) {
+    return Failure(report::ErrorType::wrong_output_structure, lazy);
+  }
   if (const auto changed = state.restore(); !changed.empty()) {
     return Failure(report::ErrorType::global_state_changed, describe_global_changes(changed));
   }

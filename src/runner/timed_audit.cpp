@@ -154,6 +154,7 @@ TimedAudit::Row TimedAudit::read(const torch::jit::Stack& outputs) const {
     const at::Tensor t = v.isTensor() ? v.toTensor() : at::Tensor();
     if (t.defined() && t.layout() == at::kStrided) {
       r.tensor = true;
+      r.python = t.key_set().has(c10::DispatchKey::Python);
       r.sizes = t.sizes().vec();
       r.dtype = t.scalar_type();
       const at::Tensor index = t.numel() > 0 ? indices_for(t) : at::Tensor();
@@ -182,6 +183,10 @@ std::optional<std::string> TimedAudit::unlike(const torch::jit::Stack& outputs) 
     for (size_t i = 0; i < aten.size(); ++i) {
       const Read none;
       const Read& got = i < row.size() ? row[i] : none;
+      if (got.python) {
+        return "call " + std::to_string(judged_from_ + k) + " returned output " + std::to_string(i) +
+               " as a tensor subclass handled by Python (__torch_dispatch__), whose values are made when read";
+      }
       if (got.tensor == aten[i].tensor && got.sizes == aten[i].sizes && got.dtype == aten[i].dtype) continue;
       const auto describe = [](const Read& r) {
         return r.tensor ? sizes_text(r.sizes) + " " + std::string(c10::toString(r.dtype)) : std::string("no tensor");

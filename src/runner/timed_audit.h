@@ -102,6 +102,7 @@ class TimedAudit {
   // One output of one call as read: what it was, and its values at the hidden positions.
   struct Read {
     bool tensor = false;  // a defined strided tensor
+    bool python = false;  // a subclass handled by Python (__torch_dispatch__): read lazily
     std::vector<int64_t> sizes;
     c10::ScalarType dtype = c10::ScalarType::Undefined;
     at::Tensor values;  // undefined when empty or on a device the positions are not on

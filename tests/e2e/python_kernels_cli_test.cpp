@@ -124,6 +124,32 @@ TEST_F(CliPython, CallsHiddenFromTheObservationAreSeen) {
   EXPECT_EQ(correctness, 4u);
 }
 
+// A kernel returning a tensor subclass whose values Python makes only when
+// they are read (__torch_dispatch__) computes nothing in its call: it fails.
+TEST_F(CliPython, ATensorSubclassMadeWhenReadIsNoOutput) {
+  write("trace.txt", "Operator: aten.mm.default\ncnt: 1, ((T([16, 8], f32), T([8, 12], f32)), {})\n");
+  write("k/mm/mm.py",
+        "import torch\n"
+        "class Lazy(torch.Tensor):\n"
+        "    @staticmethod\n"
+        "    def __new__(cls, a, b):\n"
+        "        r = torch.Tensor._make_wrapper_subclass(cls, (a.shape[0], b.shape[1]), dtype=a.dtype, device=a.device)\n"
+        "        r.a, r.b = a, b\n"
+        "        return r\n"
+        "    @classmethod\n"
+        "    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):\n"
+        "        real = lambda t: (t.a[:, :, None] * t.b[None]).sum(1) if isinstance(t, Lazy) else t\n"
+        "        return func(*[real(a) for a in args], **{k: real(v) for k, v in (kwargs or {}).items()})\n"
+        "def mm_kernel_impl(a, b):\n"
+        "    return Lazy(a, b)\n");
+  const Outcome o = run("--suite torchbench --data trace.txt --backend pregenerated --kernels-dir k --device cpu --log-dir out");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  for (const auto& r : read_json(dir_ / "out" / "full_results.json")) {
+    EXPECT_EQ(r["error_type"], "WrongOutputStructure") << r.dump();
+    EXPECT_TRUE(has(r["error_msg"].get<std::string>(), "__torch_dispatch__")) << r.dump();
+  }
+}
+
 TEST_F(CliPython, AFailingKernelFailsItsOperatorWithThePythonTraceback) {
   write("k/relu/relu_implementation_1.py", read_file(kPythonExamples / "relu" / "relu_implementation_1.py"));
   write("k/neg/neg_implementation_1.py", "def neg_kernel_impl(x):\n    raise ValueError('neg is not written yet')\n");
