@@ -2,6 +2,7 @@
 
 #include "backends/variants.h"
 #include "observe/aten_tables.h"
+#include "runner/global_state.h"
 #include "ops/resolve.h"
 #include "util/log.h"
 
@@ -24,7 +25,12 @@ TestExecutor::OperatorState& TestExecutor::state_of(const std::string& op_name) 
     return state;
   }
   const auto& handle = std::get<c10::OperatorHandle>(resolved);
+  GlobalStateGuard loading(options_.device);  // a kernel's module may change settings when imported
   backends::ResolvedKernel kernel = backends::resolve_kernel(backend_, handle);
+  if (const auto changed = loading.restore(); !changed.empty()) {
+    state.load_failure = {report::ErrorType::global_state_changed,
+                          describe_global_changes(changed, "loading the kernel")};
+  }
   if (!kernel.kernel) {
     BB_LOG(info) << "skipping " << state.short_name << ": backend " << backend_.name() << " does not implement it";
     state.skipped = true;
@@ -41,10 +47,11 @@ TestExecutor::OperatorState& TestExecutor::state_of(const std::string& op_name) 
       std::string list;
       for (size_t i = 0; i < replaced.size() && i < 3; ++i) list += (i ? "; " : "") + replaced[i];
       if (replaced.size() > 3) list += "; and " + std::to_string(replaced.size() - 3) + " more";
-      state.aten_replaced = "ATen's own kernels were replaced, so that its reference would not be ATen's: " + list +
-                            " (registered when this operator's kernel, or one loaded before it in this process, "
-                            "was loaded)";
-      BB_LOG(warning) << state.short_name << ": " << state.aten_replaced;
+      state.load_failure = {report::ErrorType::aten_replaced,
+                            "ATen's own kernels were replaced, so that its reference would not be ATen's: " + list +
+                                " (registered when this operator's kernel, or one loaded before it in this process, "
+                                "was loaded)"};
+      BB_LOG(warning) << state.short_name << ": " << state.load_failure->second;
     }
   }
   state.run = std::make_unique<OperatorRun>(state.short_name, handle, std::move(kernel.kernel), options_,
@@ -56,7 +63,7 @@ TestOutcome TestExecutor::run(const TestJob& job) {
   OperatorState& state = state_of(job.op_name);
   if (!state.unknown.empty()) return failed_outcome(job, report::ErrorType::unknown_operator, state.unknown);
   if (state.skipped) return TestOutcome{.skipped = true, .launch_floor_ms = launch_floor_ms_};
-  if (!state.aten_replaced.empty()) return failed_outcome(job, report::ErrorType::aten_replaced, state.aten_replaced);
+  if (state.load_failure) return failed_outcome(job, state.load_failure->first, state.load_failure->second);
   if (job.kind == TestKind::performance && !job.excluded_as.empty()) {  // as its correctness test left it out
     return TestOutcome{.excluded = report::ExcludedTest{state.short_name, job.input.args_text, job.excluded_as, true},
                        .launch_floor_ms = launch_floor_ms_};

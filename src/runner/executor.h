@@ -4,7 +4,9 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "backends/backend.h"
 #include "runner/evaluate.h"
@@ -29,7 +31,8 @@ class TestExecutor {
     std::string short_name;             // "relu.default"
     std::string unknown;                // why it did not resolve, if it did not
     bool skipped = false;               // the backend does not implement it
-    std::string aten_replaced;          // loading its kernel replaced ATen's kernels (which, in words)
+    // Loading its kernel replaced ATen's kernels or changed global state: every test fails so.
+    std::optional<std::pair<report::ErrorType, std::string>> load_failure;
     std::string derived_from;
     std::unique_ptr<OperatorRun> run;
   };

@@ -1,7 +1,14 @@
 #include "runner/global_state.h"
 
+#include <cstdint>
+#include <mutex>
 #include <limits>
 
+#if defined(__x86_64__) || defined(__SSE__)
+#include <xmmintrin.h>
+#endif
+
+#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Context.h>
 #include <ATen/Parallel.h>
 #include <c10/core/AutogradState.h>
@@ -122,10 +129,29 @@ int read(const Setting& s) {
 }
 std::string shown(const Setting& s, int v) { return v == kUnreadable ? "(unreadable)" : s.show(v); }
 
+// The SSE control bits that flush denormals (torch.set_flush_denormal), on
+// this thread, where they apply; -1 where the processor has none.
+int denormal_bits() {
+#if defined(__x86_64__) || defined(__SSE__)
+  return static_cast<int>(_mm_getcsr() & (_MM_FLUSH_ZERO_MASK | 0x0040));  // flush to zero, denormals are zero
+#else
+  return -1;
+#endif
+}
+void set_denormal_bits(int bits) {
+#if defined(__x86_64__) || defined(__SSE__)
+  _mm_setcsr((_mm_getcsr() & ~static_cast<unsigned>(_MM_FLUSH_ZERO_MASK | 0x0040)) | static_cast<unsigned>(bits));
+#else
+  (void)bits;
+#endif
+}
+
 }  // namespace
 
 struct GlobalStateGuard::Snapshot {
   std::vector<int> values;
+  uint64_t cpu_seed = at::detail::getDefaultCPUGenerator().current_seed();  // torch.manual_seed
+  int denormals = denormal_bits();
   c10::impl::LocalDispatchKeySet dispatch_keys;
   c10::DeviceType device_type;
   c10::Device device;
@@ -164,6 +190,18 @@ std::vector<std::string> GlobalStateGuard::restore() {
     } catch (const std::exception&) {
     }
   }
+  if (now.cpu_seed != saved_->cpu_seed) {
+    changes.push_back("the seed of the default CPU generator (torch.manual_seed): " + std::to_string(saved_->cpu_seed) +
+                      " -> " + std::to_string(now.cpu_seed));
+    at::Generator generator = at::detail::getDefaultCPUGenerator();
+    const std::lock_guard lock(generator.mutex());
+    generator.set_current_seed(saved_->cpu_seed);
+  }
+  if (now.denormals != saved_->denormals) {
+    changes.push_back("flushing denormals to zero (torch.set_flush_denormal): " + flag(saved_->denormals > 0) + " -> " +
+                      flag(now.denormals > 0));
+    set_denormal_bits(saved_->denormals);
+  }
   const auto& before = saved_->dispatch_keys;
   if (now.dispatch_keys.included_ != before.included_ || now.dispatch_keys.excluded_ != before.excluded_) {
     changes.push_back("the dispatch keys included or excluded on this thread: " + c10::toString(before.included_) +
@@ -184,8 +222,8 @@ std::vector<std::string> GlobalStateGuard::restore() {
   return changes;
 }
 
-std::string describe_global_changes(const std::vector<std::string>& changes) {
-  std::string text = "the call changed global state and did not put it back: ";
+std::string describe_global_changes(const std::vector<std::string>& changes, std::string_view who) {
+  std::string text = std::string(who) + " changed global state and did not put it back: ";
   for (size_t i = 0; i < changes.size(); ++i) text += (i ? "; " : "") + changes[i];
   return text + " (restored for the next tests)";
 }

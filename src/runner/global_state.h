@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <c10/core/Device.h>
@@ -33,7 +34,7 @@ class GlobalStateGuard {
   bool restored_ = false;
 };
 
-// "the call changed global state and did not restore it: a; b (restored)".
-std::string describe_global_changes(const std::vector<std::string>& changes);
+// "the call changed global state and did not put it back: a; b (restored ...)", `who` first.
+std::string describe_global_changes(const std::vector<std::string>& changes, std::string_view who = "the call");
 
 }  // namespace backendbench::runner

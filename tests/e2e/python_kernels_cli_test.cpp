@@ -150,6 +150,23 @@ TEST_F(CliPython, ATensorSubclassMadeWhenReadIsNoOutput) {
   }
 }
 
+// Settings a kernel's module changes when imported (here the intra-op thread
+// count, which slows ATen's reference down) fail its operator as
+// GlobalStateChanged, and are put back.
+TEST_F(CliPython, SettingsChangedWhenAKernelIsImportedAreNamed) {
+  write("k/relu/relu.py",
+        "import torch\n"
+        "torch.set_num_threads(1)\n"
+        "def relu_kernel_impl(x):\n"
+        "    return torch.maximum(x, torch.zeros_like(x))\n");
+  const Outcome o = run("--suite smoke --backend pregenerated --kernels-dir k --device cpu --log-dir out");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  for (const auto& r : read_json(dir_ / "out" / "full_results.json")) {
+    EXPECT_EQ(r["error_type"], "GlobalStateChanged") << r.dump();
+    EXPECT_TRUE(has(r["error_msg"].get<std::string>(), "loading the kernel changed global state")) << r.dump();
+  }
+}
+
 TEST_F(CliPython, AFailingKernelFailsItsOperatorWithThePythonTraceback) {
   write("k/relu/relu_implementation_1.py", read_file(kPythonExamples / "relu" / "relu_implementation_1.py"));
   write("k/neg/neg_implementation_1.py", "def neg_kernel_impl(x):\n    raise ValueError('neg is not written yet')\n");

@@ -3,7 +3,10 @@
 // back for the tests after it; a candidate that restores what it changes passes.
 #include <gtest/gtest.h>
 
+#include <mutex>
+
 #include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Context.h>
 #include <ATen/Parallel.h>
 #include <c10/core/DefaultDtype.h>
@@ -112,6 +115,28 @@ TEST(GlobalStateGuard, NamesAndRestoresEachSettingItCovers) {
   EXPECT_EQ(at::get_num_threads(), threads);
   EXPECT_EQ(c10::impl::tls_local_dispatch_key_set().excluded_, keys.excluded_);
   EXPECT_TRUE(GlobalStateGuard(cpu).restore().empty()) << "nothing changed, nothing named";
+}
+
+// Reseeding the default generator and flushing denormals: state that later
+// tests (dropout in a model, subnormal results) would inherit.
+TEST(GlobalStateGuard, TheGeneratorsSeedAndDenormalFlushingAreNamedAndRestored) {
+  const c10::Device cpu(c10::kCPU);
+  const uint64_t seed = at::detail::getDefaultCPUGenerator().current_seed();
+  GlobalStateGuard guard(cpu);
+  {
+    at::Generator generator = at::detail::getDefaultCPUGenerator();
+    const std::lock_guard lock(generator.mutex());
+    generator.set_current_seed(seed + 1);
+  }
+  const bool flushing = at::globalContext().setFlushDenormal(true);
+  const auto changes = guard.restore();
+  const std::string all = describe_global_changes(changes);
+  EXPECT_TRUE(contains(all, "torch.manual_seed")) << all;
+  if (flushing) {
+    EXPECT_TRUE(contains(all, "torch.set_flush_denormal")) << all;
+  }
+  EXPECT_EQ(at::detail::getDefaultCPUGenerator().current_seed(), seed);
+  EXPECT_TRUE(GlobalStateGuard(cpu).restore().empty());
 }
 
 }  // namespace
