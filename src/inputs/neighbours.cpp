@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 #include <optional>
+#include <utility>
 
 namespace backendbench::inputs {
 namespace {
@@ -21,8 +22,11 @@ void each_tensor(const spec::Value& v, Fn&& fn) {
   }
 }
 
-// The size to change: the innermost dim of the largest tensor, else its largest dim, if >= 8.
-std::optional<int64_t> size_to_change(const spec::Arguments& args) {
+// The sizes to change, of the largest tensor: its innermost dim (or else its
+// largest) if >= 8, and, when it has another dim of at least 8 and another
+// size, its outermost such dim too (a kernel tuned to the rows the suite has,
+// blocks of rows that drop the remainder, is then caught as well).
+std::vector<int64_t> sizes_to_change(const spec::Arguments& args) {
   const spec::TensorSpec* largest = nullptr;
   int64_t largest_extent = -1;
   auto visit = [&](const spec::TensorSpec& t) {
@@ -34,11 +38,15 @@ std::optional<int64_t> size_to_change(const spec::Arguments& args) {
   };
   for (const auto& v : args.args) each_tensor(v, visit);
   for (const auto& [key, v] : args.kwargs) each_tensor(v, visit);
-  if (!largest || largest->shape.empty()) return std::nullopt;
-  if (largest->shape.back() >= kSmallestChanged) return largest->shape.back();
-  const int64_t biggest = *std::max_element(largest->shape.begin(), largest->shape.end());
-  if (biggest >= kSmallestChanged) return biggest;
-  return std::nullopt;
+  if (!largest || largest->shape.empty()) return {};
+  const std::vector<int64_t>& shape = largest->shape;
+  int64_t first = shape.back();
+  if (first < kSmallestChanged) first = *std::max_element(shape.begin(), shape.end());
+  if (first < kSmallestChanged) return {};
+  for (int64_t s : shape) {
+    if (s >= kSmallestChanged && s != first) return {first, s};
+  }
+  return {first};
 }
 
 // The dims ordered outermost first by stride, if `strides` lay `shape` out densely.
@@ -57,12 +65,13 @@ std::optional<std::vector<size_t>> dense_order(const std::vector<int64_t>& shape
 
 class Resizer {
  public:
-  Resizer(int64_t from, int64_t to) : from_(from), to_(to) {}
+  // Each size that is a key becomes its value.
+  explicit Resizer(std::vector<std::pair<int64_t, int64_t>> changes) : changes_(std::move(changes)) {}
   bool ok() const { return ok_; }
 
   spec::Value value(const spec::Value& v) {
     if (const auto* t = v.get_if<spec::TensorSpec>()) return tensor(*t);
-    if (const auto* i = v.get_if<int64_t>()) return *i == from_ ? to_ : *i;
+    if (const auto* i = v.get_if<int64_t>()) return changed(*i);
     if (const auto* l = v.get_if<spec::List>()) return spec::List{items(l->items)};
     if (const auto* t = v.get_if<spec::Tuple>()) return spec::Tuple{items(t->items)};
     return v;
@@ -79,10 +88,9 @@ class Resizer {
     spec::TensorSpec out = t;
     bool changed = false;
     for (int64_t& s : out.shape) {
-      if (s == from_) {
-        s = to_;
-        changed = true;
-      }
+      const int64_t to = this->changed(s);
+      changed = changed || to != s;
+      s = to;
     }
     if (changed && t.stride) {
       const auto order = dense_order(t.shape, *t.stride);
@@ -101,23 +109,44 @@ class Resizer {
     return out;
   }
 
-  int64_t from_, to_;
+  int64_t changed(int64_t size) const {
+    for (const auto& [from, to] : changes_) {
+      if (size == from) return to;
+    }
+    return size;
+  }
+
+  std::vector<std::pair<int64_t, int64_t>> changes_;
   bool ok_ = true;
 };
 
 }  // namespace
 
 std::vector<NeighbourShape> neighbouring_shapes(const spec::Arguments& args) {
-  const auto size = size_to_change(args);
-  if (!size) return {};
+  const std::vector<int64_t> sizes = sizes_to_change(args);
+  if (sizes.empty()) return {};
+  // Both sizes one larger, then one smaller; then the first alone (ATen may refuse the pair).
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> variants;
+  for (const int64_t step : {1, -1}) {
+    std::vector<std::pair<int64_t, int64_t>> all;
+    for (int64_t s : sizes) all.emplace_back(s, s + step);
+    variants.push_back(std::move(all));
+  }
+  if (sizes.size() > 1) {
+    for (const int64_t step : {1, -1}) variants.push_back({{sizes.front(), sizes.front() + step}});
+  }
   std::vector<NeighbourShape> out;
-  for (const int64_t to : {*size + 1, *size - 1}) {
-    Resizer resize(*size, to);
+  for (const auto& changes : variants) {
+    Resizer resize(changes);
     spec::Arguments changed;
     for (const auto& v : args.args) changed.args.push_back(resize.value(v));
     for (const auto& [key, v] : args.kwargs) changed.kwargs.emplace_back(key, resize.value(v));
-    if (!resize.ok()) return {};
-    out.push_back({std::move(changed), "size " + std::to_string(*size) + " -> " + std::to_string(to)});
+    if (!resize.ok()) continue;  // a strided tensor of a changed size: not this variant
+    std::string description;
+    for (const auto& [from, to] : changes) {
+      description += (description.empty() ? "size " : ", size ") + std::to_string(from) + " -> " + std::to_string(to);
+    }
+    out.push_back({std::move(changed), description});
   }
   return out;
 }

@@ -72,6 +72,8 @@ const Cheat kCheats[] = {
      "StaleResult"},
     {"relu_for_the_suite_shape_only", "relu.default", kRelu, [] { return native(adv::relu_for_64_elements_only); },
      "ShapeSpecialized"},
+    {"add_rows_in_blocks_of_4", "add.Tensor", "((T([12, 16], f32), T([12, 16], f32)), {})",
+     [] { return backends::Kernel(adv::add_rows_in_blocks_of_4, KernelLanguage::cpp); }, "ShapeSpecialized"},
     {"clone_returns_input", "clone.default", kRelu, [] { return native(adv::clone_returns_input); },
      "OutputAliasesInput"},
     {"clone_returns_view", "clone.default", kRelu, [] { return native(adv::clone_returns_view); },
