@@ -54,19 +54,34 @@ def route_hidden_calls_through_the_dispatcher():
     redispatch to a dispatch key, a call of one key's kernel, turning the
     observation off or clearing its callbacks. A call made so goes through
     the whole dispatcher instead (same result for the tensors a kernel gets),
-    where it is seen like any other."""
+    where it is seen like any other. Inside a TorchDispatchMode (FakeTensor,
+    torch.compile's tracing), where torch itself calls one key's kernel so as
+    not to come back into the mode, they work as they do in torch."""
     import torch
     from torch import _ops
 
-    def redispatch(self, keyset, *args, **kwargs):
-        return torch._C._dispatch_call_boxed(self, *args, **kwargs)
+    def outside_modes():
+        return torch._C._len_torch_dispatch_stack() == 0
 
-    torch._C._DispatchOperatorHandle.redispatch_boxed = redispatch
+    original_redispatch_boxed = torch._C._DispatchOperatorHandle.redispatch_boxed
+
+    def redispatch_boxed(self, keyset, *args, **kwargs):
+        if outside_modes():
+            return torch._C._dispatch_call_boxed(self, *args, **kwargs)
+        return original_redispatch_boxed(self, keyset, *args, **kwargs)
+
+    torch._C._DispatchOperatorHandle.redispatch_boxed = redispatch_boxed
 
     # A data descriptor outranks the attribute every overload (made already or later) sets on itself.
-    _ops.OpOverload._op_dk = property(
-        lambda self: lambda _key, *args, **kwargs: self._op(*args, **kwargs), lambda self, value: None)
-    _ops.OpOverload.redispatch = lambda self, keyset, *args, **kwargs: self._op(*args, **kwargs)
+    def op_dk(self):
+        original = self.__dict__["_op_dk"]
+        return lambda key, *args, **kwargs: (self._op(*args, **kwargs) if outside_modes()
+                                             else original(key, *args, **kwargs))
+
+    _ops.OpOverload._op_dk = property(op_dk, lambda self, value: self.__dict__.__setitem__("_op_dk", value))
+    original_redispatch = _ops.OpOverload.redispatch
+    _ops.OpOverload.redispatch = lambda self, keyset, *args, **kwargs: (
+        self._op(*args, **kwargs) if outside_modes() else original_redispatch(self, keyset, *args, **kwargs))
     for name in ("_enable_record_function", "_clear_callbacks"):
         setattr(torch._C._autograd, name, lambda *args, **kwargs: None)
 
