@@ -48,46 +48,55 @@ std::unique_ptr<TimedAudit> TimedAudit::plan(const c10::OperatorHandle& op, cons
   audit->timed_ = &timed;
   audit->refill_ = std::move(refill);
   std::mt19937_64 rng(seed);
-  TimedAudit* self = audit.get();
-  if (!written.empty()) {  // a few hidden calls, each after fresh values, kept whole
-    audit->written_ = written;
-    std::vector<size_t> candidates(calls - 1);  // calls 2 to `calls`, a few of them distinct
-    std::iota(candidates.begin(), candidates.end(), size_t{2});
-    std::shuffle(candidates.begin(), candidates.end(), rng);
-    audit->audited_.assign(candidates.begin(), candidates.begin() + std::min<size_t>(kWrittenAudits, candidates.size()));
-    audit->hooks_.before = [self](size_t call) {
-      if (std::find(self->audited_.begin(), self->audited_.end(), call) != self->audited_.end()) {
-        refill_inputs(*self->timed_, self->refill_);
-      }
-    };
-    audit->hooks_.after = [self, &outputs](size_t call) {
-      if (std::find(self->audited_.begin(), self->audited_.end(), call) != self->audited_.end()) {
-        self->kept_.push_back(self->keep(outputs, call));
-      }
-    };
-    // ATen's calls copied at the same counts (and dropped), so that both sides' engine work is alike.
-    audit->mirror_.after = [self, &reference_outputs](size_t call) {
-      if (std::find(self->audited_.begin(), self->audited_.end(), call) != self->audited_.end()) {
-        (void)self->keep(reference_outputs, call);
-      }
-    };
-    return audit;
+  if (!written.empty()) {
+    audit->plan_written(written, calls, rng, outputs, reference_outputs);
+  } else {
+    audit->plan_reads(op, seed, calls, rng, outputs, reference_outputs);
   }
+  return audit;
+}
+
+// Operators that write their arguments: a few distinct hidden calls, each after fresh values, kept whole.
+void TimedAudit::plan_written(const std::vector<size_t>& written, size_t calls, std::mt19937_64& rng,
+                              const std::optional<torch::jit::Stack>& outputs,
+                              const std::optional<torch::jit::Stack>& reference_outputs) {
+  written_ = written;
+  std::vector<size_t> candidates(calls - 1);  // calls 2 to `calls`
+  std::iota(candidates.begin(), candidates.end(), size_t{2});
+  std::shuffle(candidates.begin(), candidates.end(), rng);
+  audited_.assign(candidates.begin(), candidates.begin() + std::min<size_t>(kWrittenAudits, candidates.size()));
+  const auto audited = [this](size_t call) { return std::find(audited_.begin(), audited_.end(), call) != audited_.end(); };
+  hooks_.before = [this, audited](size_t call) {
+    if (audited(call)) refill_inputs(*timed_, refill_);
+  };
+  hooks_.after = [this, audited, &outputs](size_t call) {
+    if (audited(call)) kept_.push_back(keep(outputs, call));
+  };
+  // ATen's calls copied at the same counts (and dropped), so that both sides' engine work is alike.
+  mirror_.after = [this, audited, &reference_outputs](size_t call) {
+    if (audited(call)) (void)keep(reference_outputs, call);
+  };
+}
+
+// Functional operators: the refill, the restore of a few values, and every call read from the last change on.
+void TimedAudit::plan_reads(const c10::OperatorHandle& op, uint64_t seed, size_t calls, std::mt19937_64& rng,
+                            const std::optional<torch::jit::Stack>& outputs,
+                            const std::optional<torch::jit::Stack>& reference_outputs) {
   const at::Generator gen = at::detail::createCPUGenerator(seed);
   // The read positions, made on every device now: copying them there later could wait for a held stream.
   const at::Tensor fractions = at::rand({kReadPositions}, gen, at::TensorOptions().dtype(at::kDouble));
   std::vector<c10::Device> devices{c10::Device(c10::kCPU)};
-  for (const c10::IValue& v : timed) {
+  for (const c10::IValue& v : *timed_) {
     for (const at::Tensor& t : check::tensors_of(v)) {
       if (t.defined() && std::find(devices.begin(), devices.end(), t.device()) == devices.end()) devices.push_back(t.device());
     }
   }
-  for (const c10::Device& device : devices) audit->fractions_.push_back(fractions.to(device));
+  for (const c10::Device& device : devices) fractions_.push_back(fractions.to(device));
   // The values of floating inputs at hidden positions, to put back after the refill: only where values
   // drawn separately may be mixed (no indices, offsets or lengths relating the inputs).
   if (calls >= 4 && !inputs::has_input_constraints(op.operator_name())) {
     std::unordered_set<const void*> seen;
-    for (const c10::IValue& v : timed) {
+    for (const c10::IValue& v : *timed_) {
       for (const at::Tensor& t : check::tensors_of(v)) {
         if (!t.defined() || t.layout() != at::kStrided || !t.has_storage()) continue;
         if (!at::isFloatingType(t.scalar_type()) && !at::isComplexType(t.scalar_type())) continue;
@@ -99,25 +108,24 @@ std::unique_ptr<TimedAudit> TimedAudit::plan(const c10::OperatorHandle& op, cons
         r.flat = at::empty({0}, t.options()).set_(t.storage(), 0, {n}, {1});
         r.positions = at::randint(0, n, {k}, gen, at::kLong).to(t.device());
         r.values = r.flat.index_select(0, r.positions);
-        audit->restores_.push_back(std::move(r));
+        restores_.push_back(std::move(r));
       }
     }
   }
-  if (audit->restores_.empty()) {
-    audit->refill_at_ = draw(rng, 2, calls - 1);
-    audit->judged_from_ = audit->refill_at_;
+  if (restores_.empty()) {
+    refill_at_ = draw(rng, 2, calls - 1);
+    judged_from_ = refill_at_;
   } else {
-    audit->refill_at_ = draw(rng, 2, calls - 2);
-    audit->restore_at_ = draw(rng, audit->refill_at_ + 1, calls - 1);
-    audit->judged_from_ = audit->restore_at_;
+    refill_at_ = draw(rng, 2, calls - 2);
+    restore_at_ = draw(rng, refill_at_ + 1, calls - 1);
+    judged_from_ = restore_at_;
   }
-  audit->hooks_.before = [self](size_t call) { self->before(call); };
-  audit->hooks_.after = [self, &outputs](size_t call) {
-    self->last_call_ = call;
-    self->record(self->candidate_, outputs, call);
+  hooks_.before = [this](size_t call) { before(call); };
+  hooks_.after = [this, &outputs](size_t call) {
+    last_call_ = call;
+    record(candidate_, outputs, call);
   };
-  audit->mirror_.after = [self, &reference_outputs](size_t call) { self->record(self->reference_, reference_outputs, call); };
-  return audit;
+  mirror_.after = [this, &reference_outputs](size_t call) { record(reference_, reference_outputs, call); };
 }
 
 TimedAudit::Kept TimedAudit::keep(const std::optional<torch::jit::Stack>& outputs, size_t call) const {

@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,12 @@ class TimedAudit {
 
  private:
   TimedAudit() = default;
+  void plan_written(const std::vector<size_t>& written, size_t calls, std::mt19937_64& rng,
+                    const std::optional<torch::jit::Stack>& outputs,
+                    const std::optional<torch::jit::Stack>& reference_outputs);
+  void plan_reads(const c10::OperatorHandle& op, uint64_t seed, size_t calls, std::mt19937_64& rng,
+                  const std::optional<torch::jit::Stack>& outputs,
+                  const std::optional<torch::jit::Stack>& reference_outputs);
   void before(size_t call);
 
   // One output of one call as read: what it was, and its values at the hidden positions.
