@@ -35,6 +35,21 @@ size_t draw(std::mt19937_64& rng, size_t low, size_t high) {
 
 std::string sizes_text(const std::vector<int64_t>& sizes) { return c10::str(c10::IntArrayRef(sizes)); }
 
+// The values of `t` at `index`. at::take knows the common dtypes only; the others (unsigned integers,
+// float8, complex32, bits) are read bit for bit through the signed integer of their size and keep their dtype.
+at::Tensor take_values(const at::Tensor& t, const at::Tensor& index) {
+  const at::ScalarType s = t.scalar_type();
+  static constexpr at::ScalarType kCommon[] = {at::kBool,  at::kByte,  at::kChar,     at::kShort,         at::kInt,
+                                               at::kLong,  at::kHalf,  at::kBFloat16, at::kFloat,         at::kDouble,
+                                               at::kComplexFloat, at::kComplexDouble};
+  const bool common = std::find(std::begin(kCommon), std::end(kCommon), s) != std::end(kCommon);
+  if (common) return at::take(t, index);
+  static constexpr at::ScalarType kBySize[] = {at::kChar, at::kShort, at::kInt, at::kLong};
+  const size_t size = t.element_size();
+  const size_t slot = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : 3;
+  return at::take(t.view(kBySize[slot]), index).view(s);
+}
+
 }  // namespace
 
 std::unique_ptr<TimedAudit> TimedAudit::plan(const c10::OperatorHandle& op, const torch::jit::Stack& timed,
@@ -166,7 +181,7 @@ TimedAudit::Row TimedAudit::read(const torch::jit::Stack& outputs) const {
       r.sizes = t.sizes().vec();
       r.dtype = t.scalar_type();
       const at::Tensor index = t.numel() > 0 ? indices_for(t) : at::Tensor();
-      if (index.defined()) r.values = at::take(t, index);
+      if (index.defined()) r.values = take_values(t, index);
     }
     row.push_back(std::move(r));
   }

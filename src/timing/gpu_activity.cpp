@@ -1,9 +1,22 @@
-// The device-independent half of timing/gpu_activity.h: the stray-work rule.
+// The device-independent half of timing/gpu_activity.h: the stray-work rule, busy time.
 #include "timing/gpu_activity.h"
+
+#include <algorithm>
 
 #include "timing/timer.h"
 
 namespace backendbench::timing {
+
+uint64_t covered_ns(std::vector<std::pair<uint64_t, uint64_t>> intervals) {
+  std::sort(intervals.begin(), intervals.end());
+  uint64_t covered = 0, reached = 0;  // `reached`: the end of what is counted so far
+  for (const auto& [start, end] : intervals) {
+    const uint64_t from = std::max(start, reached);
+    if (end > from) covered += end - from;
+    reached = std::max(reached, end);
+  }
+  return covered;
+}
 
 std::string describe_off_stream(const WindowWork& work, const std::vector<uint64_t>& tags) {
   size_t off_stream = 0, records = 0;

@@ -2,7 +2,8 @@
 // of every kernel, copy and set, each tied to the call that launched it by a
 // tag (a CUPTI external correlation id pushed on the calling thread around
 // the call) and to the thread that launched it (CUPTI's API records). The
-// timer times kernel-mode samples by these records. Stray work fails the
+// timer times kernel-mode samples by these records (the time the device ran
+// the call's work, gaps between its kernels left out, as Nsight Compute does). Stray work fails the
 // candidate's test with SideStreamWork:
 //   - work a tagged call launched on another stream (or device) than the one
 //     current when the window opened: the caller's stream never waits for it;
@@ -23,6 +24,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <c10/core/Device.h>
@@ -33,10 +35,13 @@ namespace backendbench::timing {
 struct CallWork {
   size_t records = 0;  // kernels, copies and sets
   uint64_t first_start_ns = 0, last_end_ns = 0;
-  uint64_t busy_ns = 0;       // the records' durations summed
+  uint64_t busy_ns = 0;       // while at least one record ran (records overlapping on two streams count once)
   size_t off_stream = 0;      // records on another stream or device than the one current when the window opened
   std::string off_stream_example;  // one of them, described
   double span_ms() const { return records ? static_cast<double>(last_end_ns - first_start_ns) / 1e6 : 0.0; }
+  // The device's time on the call's work, without the gaps between its kernels: what Nsight Compute
+  // sums, and the kernel-mode sample.
+  double busy_ms() const { return static_cast<double>(busy_ns) / 1e6; }
 };
 
 // What a window recorded between two collects.
@@ -46,6 +51,9 @@ struct WindowWork {
   std::string foreign_example;
   bool incomplete = false;  // CUPTI dropped records (its buffers overflowed)
 };
+
+// The time covered by the intervals [start, end), each instant counted once.
+uint64_t covered_ns(std::vector<std::pair<uint64_t, uint64_t>> intervals);
 
 // In words ("" when there is none): the records of the calls `tags` off the
 // current stream; the records other threads launched.

@@ -1,5 +1,6 @@
-// Order statistics of timing samples: the median with a distribution-free
-// confidence interval, so sampling can stop once the median is pinned down.
+// Order statistics of timing samples: the median (the Harrell-Davis estimate,
+// finer than the clock's tick) with a distribution-free confidence interval,
+// so sampling can stop once the median is pinned down.
 #pragma once
 
 #include <cstddef>

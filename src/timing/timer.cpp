@@ -264,7 +264,7 @@ class Sampler {
         note(*sides[k], work, tags[k]);
         for (uint64_t tag : tags[k]) {
           const auto it = work.calls.find(tag);
-          out[k].push_back(it == work.calls.end() ? 0.0 : it->second.span_ms());
+          out[k].push_back(it == work.calls.end() ? 0.0 : it->second.busy_ms());
         }
       }
       return true;

@@ -4,8 +4,8 @@
 // flushed (a buffer the size of the L2 is read, or zeroed), and while a batch
 // is queued the stream is held so the host's launch gaps between samples do
 // not enter the timed spans; one synchronization per batch. A sample is the
-// span of the GPU work the call launched, on every stream, from CUPTI's
-// activity records (timing/gpu_activity.h), or, without CUPTI, a pair of CUDA
+// time the device ran the GPU work the call launched, on every stream, from
+// CUPTI's activity records (timing/gpu_activity.h), or, without CUPTI, a pair of CUDA
 // events around the call on the current stream. That measures the kernels'
 // time ("kernel" mode). Calls that do (almost) no GPU work, or that
 // synchronize with the host, are timed with events around the call without

@@ -33,6 +33,15 @@ class ScopedEnv {
   std::optional<std::string> old_;
 };
 
+// A kernel-mode sample: the device's busy time, overlaps once, gaps never.
+TEST(BusyTime, OverlapsCountOnceAndGapsNotAtAll) {
+  EXPECT_EQ(covered_ns({}), 0u);
+  EXPECT_EQ(covered_ns({{100, 150}}), 50u);
+  EXPECT_EQ(covered_ns({{300, 400}, {100, 200}}), 200u);             // a gap of 100 left out
+  EXPECT_EQ(covered_ns({{100, 200}, {150, 250}, {120, 130}}), 150u);  // on two streams at once
+  EXPECT_EQ(covered_ns({{100, 200}, {200, 300}}), 200u);             // back to back
+}
+
 TEST(StrayWork, OffStreamWorkOfTheCallsAndOtherThreadsWorkAreNamed) {
   WindowWork work;
   work.calls[7] = {.records = 2, .off_stream = 1, .off_stream_example = "kernel relu_side on device 0, stream 13"};

@@ -397,6 +397,7 @@ WindowWork ActivityWindow::collect() {
       s.stream = r.stream;
     }
   }
+  std::unordered_map<uint64_t, std::vector<std::pair<uint64_t, uint64_t>>> intervals;  // by tag: [start, end)
   for (const GpuRecord& r : batch.records) {
     const uint64_t tag = tag_of(r);
     if (tag == kEngineTag) continue;
@@ -409,13 +410,14 @@ WindowWork ActivityWindow::collect() {
     CallWork& call = work.calls[tag];
     call.first_start_ns = call.records == 0 ? r.start : std::min(call.first_start_ns, r.start);
     call.last_end_ns = call.records == 0 ? r.end : std::max(call.last_end_ns, r.end);
-    call.busy_ns += r.end > r.start ? r.end - r.start : 0;
+    if (r.end > r.start) intervals[tag].emplace_back(r.start, r.end);
     ++call.records;
     const bool elsewhere = s.stream_known && (r.device != s.device_id || r.context != s.context || r.stream != s.stream);
     if (elsewhere && call.off_stream++ == 0) {
       call.off_stream_example = describe(r) + ", the current stream being " + std::to_string(s.stream);
     }
   }
+  for (auto& [tag, spans] : intervals) work.calls[tag].busy_ns = covered_ns(spans);
   return work;
 }
 
