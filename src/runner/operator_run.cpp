@@ -7,6 +7,7 @@
 
 #include <ATen/ATen.h>
 
+#include "backends/aten.h"
 #include "inputs/edge_values.h"
 #include "inputs/materialize.h"
 #include "inputs/neighbours.h"
@@ -156,6 +157,7 @@ OperatorRun::OperatorRun(std::string op_name, c10::OperatorHandle op, backends::
     : op_name_(std::move(op_name)),
       op_(std::move(op)),
       kernel_(std::move(kernel)),
+      aten_(backends::AtenBackend().kernel_for(op_)),
       options_(options),
       floor_ms_(floor_ms),
       rules_(op_, options.tolerance),
@@ -584,7 +586,7 @@ TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_
         const auto reference = [&] {
           torch::jit::Stack stack = inputs;
           try {
-            op_.callBoxed(stack);
+            aten_(stack);
           } catch (...) {
             reference_raised = true;
             throw;
