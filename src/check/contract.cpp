@@ -64,6 +64,15 @@ bool shares_memory(const at::Tensor& a, const at::Tensor& b) {
   return x < y + b.storage().nbytes() && y < x + a.storage().nbytes();
 }
 
+bool shares_memory_with_any(const at::Tensor& x, const torch::jit::Stack& stack) {
+  for (const c10::IValue& v : stack) {
+    for (const at::Tensor& y : tensors_of(v)) {
+      if (shares_memory(x, y)) return true;
+    }
+  }
+  return false;
+}
+
 std::vector<WrittenArgument> written_arguments(const c10::FunctionSchema& schema) {
   std::vector<WrittenArgument> out;
   const auto& args = schema.arguments();

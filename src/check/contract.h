@@ -54,5 +54,7 @@ std::vector<WrittenArgument> written_arguments(const c10::FunctionSchema& schema
 
 // Whether two tensors' memory overlaps (sparse and undefined tensors never do).
 bool shares_memory(const at::Tensor& a, const at::Tensor& b);
+// Whether `x` shares memory with any tensor of `stack`.
+bool shares_memory_with_any(const at::Tensor& x, const torch::jit::Stack& stack);
 
 }  // namespace backendbench::check

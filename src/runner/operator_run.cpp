@@ -92,22 +92,13 @@ bool is_output_failure(ErrorType t) {
          t == ErrorType::wrong_device;
 }
 
-bool shares_any(const at::Tensor& x, const torch::jit::Stack& stack) {
-  for (const c10::IValue& v : stack) {
-    for (const at::Tensor& y : check::tensors_of(v)) {
-      if (check::shares_memory(x, y)) return true;
-    }
-  }
-  return false;
-}
-
 // The first output of a call that shares memory with an output of the previous
 // call while being no view of its own inputs (views of the inputs, which are
 // the previous call's buffers refilled, share it rightly).
 std::optional<size_t> reused_output(const CandidateRun& now, const CandidateRun& previous) {
   for (size_t i = 0; i < now.outputs.size(); ++i) {
     for (const at::Tensor& x : check::tensors_of(now.outputs[i])) {
-      if (shares_any(x, previous.outputs) && !shares_any(x, now.inputs)) return i;
+      if (check::shares_memory_with_any(x, previous.outputs) && !check::shares_memory_with_any(x, now.inputs)) return i;
     }
   }
   return std::nullopt;
@@ -431,6 +422,7 @@ std::optional<Failure> OperatorRun::check_timed(const data::InputRecord& input, 
                                                 const torch::jit::Stack& timed_inputs,
                                                 const std::optional<torch::jit::Stack>& last_output,
                                                 const TimedAudit* audit) {
+  if (audit && audit->reused()) return Failure(ErrorType::output_reused, "while timed, " + *audit->reused());
   const c10::Device device = options_.device;
   std::vector<std::optional<double>> budgets;
   torch::jit::Stack previous;

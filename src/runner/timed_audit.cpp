@@ -10,6 +10,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 
 #include "check/compare.h"
+#include "check/contract.h"
 #include "inputs/constraints.h"
 #include "runner/prepare.h"
 
@@ -25,6 +26,9 @@ constexpr int64_t kReadPositions = 64;
 constexpr int64_t kRestoreLeast = 2;
 constexpr int64_t kRestoreMost = 8;
 constexpr int64_t kRestoreEvery = int64_t{1} << 16;
+// The call whose outputs are held through the timing, so that a later call returning their memory (a
+// rotation of static buffers) is seen: the first, a warm-up.
+constexpr size_t kHeldCall = 1;
 // Calls audited whole for operators that write their arguments.
 constexpr int kWrittenAudits = 3;
 
@@ -138,9 +142,34 @@ void TimedAudit::plan_reads(const c10::OperatorHandle& op, uint64_t seed, size_t
   hooks_.before = [this](size_t call) { before(call); };
   hooks_.after = [this, &outputs](size_t call) {
     last_call_ = call;
+    hold_or_compare(held_, outputs, call, /*compare=*/true);
     record(candidate_, outputs, call);
   };
-  mirror_.after = [this, &reference_outputs](size_t call) { record(reference_, reference_outputs, call); };
+  mirror_.after = [this, &reference_outputs](size_t call) {
+    hold_or_compare(mirror_held_, reference_outputs, call, /*compare=*/false);
+    record(reference_, reference_outputs, call);
+  };
+}
+
+void TimedAudit::hold_or_compare(torch::jit::Stack& held, const std::optional<torch::jit::Stack>& outputs, size_t call,
+                                 bool compare) {
+  if (!outputs) return;
+  if (call == kHeldCall) {
+    held = *outputs;
+    return;
+  }
+  if (!compare || held.empty() || reused_) return;
+  for (size_t i = 0; i < outputs->size(); ++i) {
+    for (const at::Tensor& x : check::tensors_of((*outputs)[i])) {
+      // Views of the inputs share memory with the held outputs rightly (they are views of them too).
+      if (check::shares_memory_with_any(x, held) && !check::shares_memory_with_any(x, *timed_)) {
+        reused_ = "call " + std::to_string(call) + " returned output " + std::to_string(i) +
+                  " in memory of call " + std::to_string(kHeldCall) +
+                  "'s outputs, which the caller still holds: a functional operator returns new memory at every call";
+        return;
+      }
+    }
+  }
 }
 
 TimedAudit::Kept TimedAudit::keep(const std::optional<torch::jit::Stack>& outputs, size_t call) const {

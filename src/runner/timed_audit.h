@@ -95,6 +95,8 @@ class TimedAudit {
   bool remembered(const torch::jit::Stack& outputs) const;
   // "calls 5 to 24": the judged calls, for messages.
   std::string judged_span() const;
+  // A timed call that returned memory of an earlier call's outputs, still held, in words; nullopt when none did.
+  const std::optional<std::string>& reused() const { return reused_; }
 
  private:
   TimedAudit() = default;
@@ -105,6 +107,9 @@ class TimedAudit {
                   const std::optional<torch::jit::Stack>& outputs,
                   const std::optional<torch::jit::Stack>& reference_outputs);
   void before(size_t call);
+  // Holds the first call's outputs; with `compare`, notes a later call whose outputs share their memory.
+  void hold_or_compare(torch::jit::Stack& held, const std::optional<torch::jit::Stack>& outputs, size_t call,
+                       bool compare);
 
   // One output of one call as read: what it was, and its values at the hidden positions.
   struct Read {
@@ -141,6 +146,8 @@ class TimedAudit {
   mutable std::vector<Indices> indices_;
   at::Tensor indices_for(const at::Tensor& output) const;  // undefined: no positions on its device
   Reads candidate_, reference_;  // ATen's kept only so that both sides allocate alike
+  torch::jit::Stack held_, mirror_held_;  // the first call's outputs (ATen's: to allocate alike)
+  std::optional<std::string> reused_;
   std::vector<size_t> written_;    // the second mode's written arguments
   std::vector<size_t> audited_;    // its audited calls
   std::vector<Kept> kept_;

@@ -147,9 +147,10 @@ TEST(Corpus, LessWorkOnceTimedFailsThePerformanceTest) {
 }
 
 // The timed calls are audited (runner/timed_audit.h): kernels that remember a
-// result (by address while called rapidly, by sampled values) or do the work
-// on some calls only fail their performance test, though their correctness
-// tests (here skipped: known_correct) would see them compute.
+// result (by address while called rapidly, by sampled values), do the work on
+// some calls only or return memory of an earlier call's outputs fail their
+// performance test, though their correctness tests (here skipped:
+// known_correct) would see them compute.
 TEST(Corpus, TimedCallsThatRememberOrSlackFailThePerformanceTest) {
   const struct {
     const char* name;
@@ -169,6 +170,8 @@ TEST(Corpus, TimedCallsThatRememberOrSlackFailThePerformanceTest) {
        {"WrongWhenTimed", "StaleResult"}},
       {"relu_half_the_output_on_some_calls", "relu.default", kRelu, adv::relu_half_the_output_on_some_calls(),
        {"WrongWhenTimed"}},
+      // Right values, but the third call returns the memory of the first, which the caller still holds.
+      {"relu_into_two_static_buffers", "relu.default", kRelu, adv::relu_into_two_static_buffers(), {"OutputReused"}},
   };
   const RunOptions options = fast_options();
   for (const auto& cheat : cheats) {
