@@ -1,11 +1,11 @@
 #include "check/tolerance.h"
 
 #include <algorithm>
-#include <initializer_list>
-#include <string_view>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <map>
+#include <string_view>
 
 #include <ATen/ATen.h>
 
@@ -154,7 +154,7 @@ int64_t known_reduction(const c10::FunctionSchema& schema, const torch::jit::Sta
     const at::Tensor input = tensor_argument(schema, inputs, {"input"});
     return input.defined() && input.dim() >= 2 ? input.numel() / std::max<int64_t>(input.size(1), 1) : 1;
   }
-  if (among({"mm", "bmm", "matmul", "dot", "vdot", "mv", "_grouped_mm"})) return size_along(first, -1);
+  if (among({"mm", "bmm", "matmul", "dot", "vdot", "mv", "_grouped_mm", "linear"})) return size_along(first, -1);
   if (among({"addmm", "_addmm_activation"})) return size_along(tensor_argument(schema, inputs, {"mat1"}), -1);
   if (among({"addmv"})) return size_along(tensor_argument(schema, inputs, {"mat"}), -1);
   if (among({"baddbmm"})) return size_along(tensor_argument(schema, inputs, {"batch1"}), -1);
@@ -162,7 +162,6 @@ int64_t known_reduction(const c10::FunctionSchema& schema, const torch::jit::Sta
     const at::Tensor batch1 = tensor_argument(schema, inputs, {"batch1"});
     return batch1.defined() && batch1.dim() == 3 ? batch1.size(0) * batch1.size(2) : 1;
   }
-  if (among({"linear"})) return size_along(first, -1);
   return 1;
 }
 

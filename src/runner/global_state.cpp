@@ -1,8 +1,8 @@
 #include "runner/global_state.h"
 
 #include <cstdint>
-#include <mutex>
 #include <limits>
+#include <mutex>
 
 #if defined(__x86_64__) || defined(__SSE__)
 #include <xmmintrin.h>

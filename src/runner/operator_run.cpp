@@ -168,7 +168,7 @@ std::function<torch::jit::Stack()> OperatorRun::truth_on(const torch::jit::Stack
 
 std::function<std::optional<ReferenceRun>()> OperatorRun::rerun_on(const torch::jit::Stack& inputs) const {
   return [this, &inputs]() -> std::optional<ReferenceRun> {
-    auto again = run_reference(op_, inputs, options_.device, false);
+    auto again = run_reference(op_, inputs, options_.device, false, rules_.written_indices);
     if (auto* r = std::get_if<ReferenceRun>(&again)) return std::move(*r);
     return std::nullopt;
   };
@@ -233,7 +233,7 @@ OperatorRun::Checked OperatorRun::check(const data::InputRecord& input) {
     return out;
   }
   const torch::jit::Stack inputs = std::move(std::get<torch::jit::Stack>(made));
-  auto referenced = run_reference(op_, inputs, device, observe_);
+  auto referenced = run_reference(op_, inputs, device, observe_, rules_.written_indices);
   if (auto* f = std::get_if<Failure>(&referenced)) {
     out.excluded = aten_raised(device, *f);
     return out;
@@ -311,7 +311,7 @@ void OperatorRun::check_fresh_values(const data::InputRecord& input, uint64_t se
   const bool reduces = first_verdict.comparison.reduction_size.value_or(1) > 1;
   inputs::plant_special_values(fresh, fresh_seed,
                                reduces ? inputs::SpecialValues::without_infinities : inputs::SpecialValues::all);
-  auto referenced = run_reference(op_, fresh, device, observe_);
+  auto referenced = run_reference(op_, fresh, device, observe_, rules_.written_indices);
   if (std::holds_alternative<Failure>(referenced)) return out.note("FRESH_INPUT_REJECTED_BY_ATEN");
   const ReferenceRun& reference = std::get<ReferenceRun>(referenced);
   const bool same_buffers = refill_inputs(first.inputs, fresh);
@@ -354,7 +354,7 @@ void OperatorRun::check_neighbour_shape(const data::InputRecord& input, uint64_t
     auto made = prepare_inputs(op_, neighbour.args, device, inputs::hidden_seed(seed, options_.secret, kNeighbourShape));
     if (std::holds_alternative<PrepareFailure>(made)) continue;
     const torch::jit::Stack inputs = std::move(std::get<torch::jit::Stack>(made));
-    auto referenced = run_reference(op_, inputs, device, observe_);
+    auto referenced = run_reference(op_, inputs, device, observe_, rules_.written_indices);
     if (std::holds_alternative<Failure>(referenced)) {
       RefusedNeighbours::add(key);
       continue;
@@ -427,7 +427,7 @@ std::optional<Failure> OperatorRun::check_timed(const data::InputRecord& input, 
   std::vector<std::optional<double>> budgets;
   torch::jit::Stack previous;
   if (last_output) {
-    auto referenced = run_reference(op_, timed_inputs, device, false);
+    auto referenced = run_reference(op_, timed_inputs, device, false, rules_.written_indices);
     if (auto* f = std::get_if<Failure>(&referenced)) return with_context(*f, "ATen on the timed inputs");
     const ReferenceRun& reference = std::get<ReferenceRun>(referenced);
     const CandidateRun candidate{.inputs = timed_inputs, .outputs = *last_output, .snapshot = *last_output};
@@ -448,7 +448,7 @@ std::optional<Failure> OperatorRun::check_timed(const data::InputRecord& input, 
   if (std::holds_alternative<PrepareFailure>(made) || !refill_inputs(timed_inputs, std::get<torch::jit::Stack>(made))) {
     return std::nullopt;
   }
-  auto referenced = run_reference(op_, timed_inputs, device, false);
+  auto referenced = run_reference(op_, timed_inputs, device, false, rules_.written_indices);
   if (std::holds_alternative<Failure>(referenced)) return std::nullopt;
   const ReferenceRun& reference = std::get<ReferenceRun>(referenced);
   // The fresh values as made (the candidate writes the timed buffers of the arguments it writes).
@@ -497,7 +497,7 @@ std::optional<Failure> OperatorRun::check_audited_calls(const TimedAudit& audit,
 // For operators that write their arguments: each audited call's arguments and
 // outputs against ATen on the fresh values written before it.
 std::optional<Failure> OperatorRun::check_written_calls(const TimedAudit& audit) const {
-  auto referenced = run_reference(op_, audit.refill(), options_.device, false);
+  auto referenced = run_reference(op_, audit.refill(), options_.device, false, rules_.written_indices);
   if (std::holds_alternative<Failure>(referenced)) return std::nullopt;  // ATen ran on them while timed; not again
   const ReferenceRun& reference = std::get<ReferenceRun>(referenced);
   for (const TimedAudit::Kept& kept : audit.kept()) {

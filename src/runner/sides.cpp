@@ -4,11 +4,10 @@
 
 #include <ATen/ATen.h>
 
+#include "check/compare.h"
 #include "check/tolerance.h"
 #include "runner/global_state.h"
 #include "runner/phase.h"
-#include "check/compare.h"
-#include "check/contract.h"
 #include "runner/prepare.h"
 #include "timing/gpu_activity.h"
 #include "timing/timer.h"
@@ -76,21 +75,15 @@ std::string lazy_output(const torch::jit::Stack& outputs) {
   return "";
 }
 
-std::vector<size_t> written_indices(const c10::FunctionSchema& schema) {
-  std::vector<size_t> out;
-  for (const auto& w : check::written_arguments(schema)) out.push_back(w.index);
-  return out;
-}
-
 }  // namespace
 
 std::variant<ReferenceRun, Failure> run_reference(const c10::OperatorHandle& op, const torch::jit::Stack& inputs,
-                                                  c10::Device device, bool observe) {
+                                                  c10::Device device, bool observe,
+                                                  const std::vector<size_t>& written) {
   ReferenceRun run{.inputs = copy_inputs(inputs)};
   const PhaseScope phase(Phase::reference);
   std::optional<observe::AtenCallRecorder> recorder;
   if (observe) recorder.emplace();
-  const std::vector<size_t> written = written_indices(op.schema());
   const std::vector<const void*> storages = storages_of(run.inputs, written);
   auto failure = capture([&] {
     run.outputs = run.inputs;

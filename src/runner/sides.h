@@ -25,10 +25,12 @@ struct ReferenceRun {
   std::vector<size_t> moved;  // written arguments the call gave new memory (an empty out= resized)
 };
 
-// Runs ATen on a copy of `inputs` (observing its nested calls when `observe`).
+// Runs ATen on a copy of `inputs` (observing its nested calls when `observe`);
+// `written`: the arguments the schema declares as written (JudgeRules::written_indices),
+// whose new memory, if the call gives them some, `moved` lists.
 // A Failure when it raises: the input is then excluded, not judged.
 std::variant<ReferenceRun, Failure> run_reference(const c10::OperatorHandle& op, const torch::jit::Stack& inputs,
-                                                  c10::Device device, bool observe);
+                                                  c10::Device device, bool observe, const std::vector<size_t>& written);
 
 // The GPU work ATen's own call on `inputs` leaves on other streams or threads,
 // in words ("" when none): cuDNN's RNN, for one, works on a stream of its own.

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <numeric>
-#include <cstdio>
 #include <random>
 #include <unordered_set>
 

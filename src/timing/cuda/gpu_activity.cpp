@@ -417,7 +417,7 @@ WindowWork ActivityWindow::collect() {
       call.off_stream_example = describe(r) + ", the current stream being " + std::to_string(s.stream);
     }
   }
-  for (auto& [tag, spans] : intervals) work.calls[tag].busy_ns = covered_ns(spans);
+  for (auto& [tag, spans] : intervals) work.calls[tag].busy_ns = covered_ns(std::move(spans));
   return work;
 }
 
