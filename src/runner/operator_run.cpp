@@ -418,26 +418,26 @@ TestOutcome OperatorRun::correctness(const data::InputRecord& input) {
 // inputs, and with an audit (runner/timed_audit.h) every call's since its last
 // change, read at hidden positions. Without one, one more call on fresh values
 // written into the timed buffers.
-std::optional<Failure> OperatorRun::check_timed(const data::InputRecord& input, uint64_t seed,
-                                                const torch::jit::Stack& timed_inputs,
-                                                const std::optional<torch::jit::Stack>& last_output,
-                                                const TimedAudit* audit) {
-  if (audit && audit->reused()) return Failure(ErrorType::output_reused, "while timed, " + *audit->reused());
+OperatorRun::TimedCheck OperatorRun::check_timed(const data::InputRecord& input, uint64_t seed,
+                                                 const torch::jit::Stack& timed_inputs,
+                                                 const std::optional<torch::jit::Stack>& last_output,
+                                                 const TimedAudit* audit) {
+  if (audit && audit->reused()) return {.failure = Failure(ErrorType::output_reused, "while timed, " + *audit->reused())};
   const c10::Device device = options_.device;
   std::vector<std::optional<double>> budgets;
   torch::jit::Stack previous;
   if (last_output) {
     auto referenced = run_reference(op_, timed_inputs, device, false, rules_.written_indices);
-    if (auto* f = std::get_if<Failure>(&referenced)) return with_context(*f, "ATen on the timed inputs");
+    if (auto* f = std::get_if<Failure>(&referenced)) return {.failure = with_context(*f, "ATen on the timed inputs")};
     const ReferenceRun& reference = std::get<ReferenceRun>(referenced);
     const CandidateRun candidate{.inputs = timed_inputs, .outputs = *last_output, .snapshot = *last_output};
     const Verdict verdict = judge(rules_, {.reference = reference, .truth = truth_on(reference.inputs), .candidate = candidate,
                                            .pristine = reference.inputs, .check_contract = false,
                                            .rerun_reference = rerun_on(reference.inputs)});
-    if (verdict.unreliable_reference) return std::nullopt;  // nothing to judge the timed calls against
+    if (verdict.unreliable_reference) return {.no_reference = verdict.unreliable_reference};
     if (verdict.failure) {
-      if (audit && audit->remembered(reference.outputs)) return remembered_while_timed(*audit);
-      return Failure(ErrorType::wrong_when_timed, "the output of the last timed call: " + verdict.failure->message);
+      if (audit && audit->remembered(reference.outputs)) return {.failure = remembered_while_timed(*audit)};
+      return {.failure = Failure(ErrorType::wrong_when_timed, "the output of the last timed call: " + verdict.failure->message)};
     }
     if (audit && audit->judged_calls() > 0) return check_audited_calls(*audit, reference, verdict.comparison.budgets);
     budgets = verdict.comparison.budgets;
@@ -446,59 +446,80 @@ std::optional<Failure> OperatorRun::check_timed(const data::InputRecord& input, 
   const uint64_t refill_seed = inputs::hidden_seed(seed, options_.secret, kTimedRefill);
   auto made = prepare_inputs(op_, *input.args, device, refill_seed);
   if (std::holds_alternative<PrepareFailure>(made) || !refill_inputs(timed_inputs, std::get<torch::jit::Stack>(made))) {
-    return std::nullopt;
+    return {};
   }
   auto referenced = run_reference(op_, timed_inputs, device, false, rules_.written_indices);
-  if (std::holds_alternative<Failure>(referenced)) return std::nullopt;
+  if (std::holds_alternative<Failure>(referenced)) return {};
   const ReferenceRun& reference = std::get<ReferenceRun>(referenced);
   // The fresh values as made (the candidate writes the timed buffers of the arguments it writes).
   const torch::jit::Stack pristine = rules_.written.empty() ? reference.inputs : copy_inputs(timed_inputs);
   const std::string context = "after timing, on fresh values in the timed buffers";
   auto ran = run_candidate(kernel_, timed_inputs, device, false, rules_.written_indices);
-  if (auto* f = std::get_if<Failure>(&ran)) return with_context(*f, context);
+  if (auto* f = std::get_if<Failure>(&ran)) return {.failure = with_context(*f, context)};
   const CandidateRun& candidate = std::get<CandidateRun>(ran);
-  if (auto f = stray_work(candidate, pristine)) return with_context(*f, context);
+  if (auto f = stray_work(candidate, pristine)) return {.failure = with_context(*f, context)};
   const Verdict verdict = judge(rules_, {.reference = reference, .truth = truth_on(pristine), .candidate = candidate,
                                          .pristine = pristine, .fixed_budgets = budgets,
                                          .check_contract = false, .rerun_reference = rerun_on(pristine)});
-  if (!verdict.failure || verdict.unreliable_reference) return std::nullopt;
+  if (verdict.unreliable_reference) return {.no_reference = verdict.unreliable_reference};
+  if (!verdict.failure) return {};
   if (!previous.empty() && all_bitwise_equal(candidate.outputs, previous)) {
-    return Failure(ErrorType::stale_result,
-                   "fresh values in the timed buffers gave exactly the output of the timed calls: a result "
-                   "remembered by address, not computed");
+    return {.failure = Failure(ErrorType::stale_result,
+                               "fresh values in the timed buffers gave exactly the output of the timed calls: a "
+                               "result remembered by address, not computed")};
   }
-  return Failure(ErrorType::wrong_when_timed, context + ": " + verdict.failure->message);
+  return {.failure = Failure(ErrorType::wrong_when_timed, context + ": " + verdict.failure->message)};
 }
 
 // Every audited call's outputs, read at the hidden positions, against ATen's
-// on the final values (`reference`), within the last call's `budgets`.
-std::optional<Failure> OperatorRun::check_audited_calls(const TimedAudit& audit, const ReferenceRun& reference,
-                                                        const std::vector<std::optional<double>>& budgets) const {
+// on the final values (`reference`), within the last call's `budgets`. Where
+// they differ, ATen's own timed calls on the final values, read alike, are
+// judged the same way: if ATen differs from itself there too (a kernel that
+// returns uninitialized memory), there is nothing to judge the candidate's
+// calls against.
+OperatorRun::TimedCheck OperatorRun::check_audited_calls(const TimedAudit& audit, const ReferenceRun& reference,
+                                                         const std::vector<std::optional<double>>& budgets) const {
   if (auto unlike = audit.unlike(reference.outputs)) {
-    return Failure(ErrorType::wrong_when_timed, "the timed " + audit.judged_span() + ": " + *unlike);
+    return {.failure = Failure(ErrorType::wrong_when_timed, "the timed " + audit.judged_span() + ": " + *unlike)};
   }
-  const ReferenceRun expected{.inputs = reference.inputs, .outputs = audit.expected(reference.outputs)};
-  const torch::jit::Stack read = audit.judged(expected.outputs);
-  const CandidateRun candidate{.inputs = reference.inputs, .outputs = read, .snapshot = read};
-  const auto rerun = [&]() -> std::optional<ReferenceRun> {
-    auto again = rerun_on(reference.inputs)();
-    if (again) again->outputs = audit.expected(again->outputs);
-    return again;
+  const auto judge_calls = [&](TimedAudit::Side side) {
+    const ReferenceRun expected{.inputs = reference.inputs, .outputs = audit.expected(reference.outputs, side)};
+    const torch::jit::Stack read = audit.judged(expected.outputs, side);
+    const CandidateRun calls{.inputs = reference.inputs, .outputs = read, .snapshot = read};
+    const auto truth = [&]() -> torch::jit::Stack {
+      const torch::jit::Stack wide = truth_on(reference.inputs)();
+      return wide.empty() ? wide : audit.expected(wide, side);
+    };
+    const auto rerun = [&]() -> std::optional<ReferenceRun> {
+      auto again = rerun_on(reference.inputs)();
+      if (again) again->outputs = audit.expected(again->outputs, side);
+      return again;
+    };
+    return judge(rules_, {.reference = expected, .truth = truth, .candidate = calls, .pristine = reference.inputs,
+                          .fixed_budgets = budgets, .check_contract = false, .rerun_reference = rerun});
   };
-  const Verdict verdict = judge(rules_, {.reference = expected, .candidate = candidate, .pristine = reference.inputs,
-                                         .fixed_budgets = budgets, .check_contract = false, .rerun_reference = rerun});
-  if (!verdict.failure || verdict.unreliable_reference) return std::nullopt;
-  if (audit.remembered(reference.outputs)) return remembered_while_timed(audit);
-  return Failure(ErrorType::wrong_when_timed, "the timed " + audit.judged_span() +
-                                                  ", their outputs read at hidden positions (row: call, column: "
-                                                  "position): " + verdict.failure->message);
+  const Verdict verdict = judge_calls(TimedAudit::Side::candidate);
+  if (verdict.unreliable_reference) return {.no_reference = verdict.unreliable_reference};
+  if (!verdict.failure) return {};
+  if (audit.remembered(reference.outputs)) return {.failure = remembered_while_timed(audit)};
+  if (audit.judged_calls(TimedAudit::Side::aten) > 0) {
+    const Verdict aten = judge_calls(TimedAudit::Side::aten);
+    if (aten.unreliable_reference) return {.no_reference = aten.unreliable_reference};
+    if (aten.failure) {
+      return {.no_reference = "ATen's own timed calls on the final values, read at the same positions, differ from "
+                              "ATen's call on them: " + aten.failure->message};
+    }
+  }
+  return {.failure = Failure(ErrorType::wrong_when_timed, "the timed " + audit.judged_span() +
+                                                              ", their outputs read at hidden positions (row: call, "
+                                                              "column: position): " + verdict.failure->message)};
 }
 
 // For operators that write their arguments: each audited call's arguments and
 // outputs against ATen on the fresh values written before it.
-std::optional<Failure> OperatorRun::check_written_calls(const TimedAudit& audit) const {
+OperatorRun::TimedCheck OperatorRun::check_written_calls(const TimedAudit& audit) const {
   auto referenced = run_reference(op_, audit.refill(), options_.device, false, rules_.written_indices);
-  if (std::holds_alternative<Failure>(referenced)) return std::nullopt;  // ATen ran on them while timed; not again
+  if (std::holds_alternative<Failure>(referenced)) return {};  // ATen ran on them while timed; not again
   const ReferenceRun& reference = std::get<ReferenceRun>(referenced);
   for (const TimedAudit::Kept& kept : audit.kept()) {
     const CandidateRun candidate{
@@ -507,13 +528,14 @@ std::optional<Failure> OperatorRun::check_written_calls(const TimedAudit& audit)
     const Verdict verdict = judge(rules_, {.reference = reference, .truth = truth_on(audit.refill()),
                                            .candidate = candidate, .pristine = audit.refill(), .check_contract = false,
                                            .rerun_reference = rerun_on(audit.refill())});
-    if (verdict.failure && !verdict.unreliable_reference) {
-      return Failure(ErrorType::wrong_when_timed, "timed call " + std::to_string(kept.call) +
-                                                      " (fresh values written into its buffers just before it): " +
-                                                      verdict.failure->message);
+    if (verdict.unreliable_reference) return {.no_reference = verdict.unreliable_reference};
+    if (verdict.failure) {
+      return {.failure = Failure(ErrorType::wrong_when_timed, "timed call " + std::to_string(kept.call) +
+                                                                  " (fresh values written into its buffers just "
+                                                                  "before it): " + verdict.failure->message)};
     }
   }
-  return std::nullopt;
+  return {};
 }
 
 Failure OperatorRun::remembered_while_timed(const TimedAudit& audit) {
@@ -607,11 +629,13 @@ TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_
   if (!t.candidate.stray_work.empty() && t.reference.stray_work.empty() && !reference_strays(inputs)) {
     return fail(Failure(ErrorType::side_stream_work, "while timed: " + t.candidate.stray_work));
   }
-  if (auto f = audit && audit->audits_written() ? check_written_calls(*audit)
-                                                : check_timed(input, seed, inputs, rules_.written.empty() ? last_output
-                                                                                                          : std::nullopt,
-                                                              audit.get())) {
-    return fail(*f);
+  const TimedCheck timed_check =
+      audit && audit->audits_written()
+          ? check_written_calls(*audit)
+          : check_timed(input, seed, inputs, rules_.written.empty() ? last_output : std::nullopt, audit.get());
+  if (timed_check.failure) return fail(*timed_check.failure);
+  if (timed_check.no_reference) {
+    return exclude("ATen on " + options_.device.str() + " is no reference for the timed calls: " + *timed_check.no_reference);
   }
   r.reference_time_ms = t.reference.median_ms();
   r.benchmark_time_ms = t.candidate.median_ms();

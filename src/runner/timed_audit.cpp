@@ -189,13 +189,16 @@ void TimedAudit::before(size_t call) {
   } else if (call == restore_at_) {
     for (Restore& r : restores_) r.flat.index_copy_(0, r.positions, r.values);
   }
+  if (call == judged_from_) final_values_ = true;
 }
 
 void TimedAudit::record(Reads& reads, const std::optional<torch::jit::Stack>& outputs, size_t call) {
   if (!outputs) return;
   const bool before_change = call + 1 == refill_at_ || (restore_at_ > 0 && call + 1 == restore_at_);
   if (before_change) reads.before_change.push_back(read(*outputs));
-  if (call >= judged_from_) reads.judged.push_back(read(*outputs));
+  if (call < judged_from_) return;
+  Row row = read(*outputs);  // read on both sides alike, kept where it ran on the final values
+  if (final_values_) reads.judged.push_back(std::move(row));
 }
 
 TimedAudit::Row TimedAudit::read(const torch::jit::Stack& outputs) const {
@@ -249,26 +252,28 @@ std::optional<std::string> TimedAudit::unlike(const torch::jit::Stack& outputs) 
   return std::nullopt;
 }
 
-torch::jit::Stack TimedAudit::judged(const torch::jit::Stack& like) const {
+torch::jit::Stack TimedAudit::judged(const torch::jit::Stack& like, Side side) const {
+  const std::vector<Row>& judged = reads_of(side).judged;
   torch::jit::Stack out;
   for (size_t i = 0; i < like.size(); ++i) {
     std::vector<at::Tensor> rows;
-    for (const Row& row : candidate_.judged) {
+    for (const Row& row : judged) {
       if (i < row.size() && row[i].values.defined()) rows.push_back(row[i].values);
     }
-    if (!rows.empty() && rows.size() == candidate_.judged.size()) out.emplace_back(at::stack(rows));
+    if (!rows.empty() && rows.size() == judged.size()) out.emplace_back(at::stack(rows));
     else out.push_back(like[i]);
   }
   return out;
 }
 
-torch::jit::Stack TimedAudit::expected(const torch::jit::Stack& outputs) const {
+torch::jit::Stack TimedAudit::expected(const torch::jit::Stack& outputs, Side side) const {
+  const std::vector<Row>& judged = reads_of(side).judged;
   torch::jit::Stack out;
   const Row aten = read(outputs);
-  const auto calls = static_cast<int64_t>(candidate_.judged.size());
+  const auto calls = static_cast<int64_t>(judged.size());
   for (size_t i = 0; i < outputs.size(); ++i) {
     const at::Tensor& values = aten[i].values;
-    const bool every_call_read = std::all_of(candidate_.judged.begin(), candidate_.judged.end(), [&](const Row& row) {
+    const bool every_call_read = std::all_of(judged.begin(), judged.end(), [&](const Row& row) {
       return i < row.size() && row[i].values.defined();
     });
     if (values.defined() && every_call_read && calls > 0) out.emplace_back(values.unsqueeze(0).expand({calls, values.numel()}).contiguous());

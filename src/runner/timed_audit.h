@@ -58,8 +58,9 @@ class TimedAudit {
   // The hooks to time the candidate with (valid while this audit lives).
   const timing::CallHooks& hooks() const { return hooks_; }
   // The hooks to time ATen with: the same reads of its outputs after each of
-  // its calls (kept, unused), so that the engine work and allocations between
-  // each side's calls are alike (timing::CallHooks).
+  // its calls, so that the engine work and allocations between each side's
+  // calls are alike (timing::CallHooks); those on the final values tell
+  // whether ATen agrees with itself there (judged(..., Side::aten)).
   const timing::CallHooks& mirror_hooks() const { return mirror_; }
 
   TimedAudit(const TimedAudit&) = delete;
@@ -76,19 +77,22 @@ class TimedAudit {
   const std::vector<Kept>& kept() const { return kept_; }
   const torch::jit::Stack& refill() const { return refill_; }
 
-  // How many calls' outputs were read after the last change (0: the timing
-  // failed before it).
-  size_t judged_calls() const { return candidate_.judged.size(); }
+  // Whose timed calls: the candidate's, or ATen's (timed in turns with them, so only those of its calls
+  // made after the candidate's last change ran on the final values).
+  enum class Side { candidate, aten };
+  // How many of a side's calls were read on the final values (0: the timing
+  // failed before the last change).
+  size_t judged_calls(Side side = Side::candidate) const { return reads_of(side).judged.size(); }
   // A judged call whose outputs differ in kind, shape or dtype from `outputs`
   // (ATen's on the final values), in words; nullopt when none does.
   std::optional<std::string> unlike(const torch::jit::Stack& outputs) const;
-  // The candidate's outputs read at the hidden positions, one [calls, positions]
+  // A side's outputs read at the hidden positions, one [calls, positions]
   // tensor per output read (the first judged call first); an output not read
   // (not a strided tensor, empty) as ATen's is in `like`.
-  torch::jit::Stack judged(const torch::jit::Stack& like) const;
-  // ATen's outputs (`outputs`, on the final values) read at the same positions,
-  // repeated for every judged call, in judged()'s layout.
-  torch::jit::Stack expected(const torch::jit::Stack& outputs) const;
+  torch::jit::Stack judged(const torch::jit::Stack& like, Side side = Side::candidate) const;
+  // `outputs` (ATen's, or its truth's, on the final values) read at the same
+  // positions, repeated for every judged call of `side`, in judged()'s layout.
+  torch::jit::Stack expected(const torch::jit::Stack& outputs, Side side = Side::candidate) const;
   // Whether every judged call returned, bit for bit at the hidden positions,
   // what the call just before a change returned, while `outputs` (ATen on the
   // final values) differ from that: a result remembered, not computed.
@@ -126,6 +130,7 @@ class TimedAudit {
     std::vector<Row> before_change, judged;
   };
   void record(Reads& reads, const std::optional<torch::jit::Stack>& outputs, size_t call);
+  const Reads& reads_of(Side side) const { return side == Side::candidate ? candidate_ : reference_; }
 
   struct Restore {  // a floating storage's hidden positions and their values before the refill
     at::Tensor flat, positions, values;
@@ -135,6 +140,7 @@ class TimedAudit {
   torch::jit::Stack refill_;
   std::vector<Restore> restores_;  // empty: no second change
   size_t refill_at_ = 0, restore_at_ = 0, judged_from_ = 0, last_call_ = 0;
+  bool final_values_ = false;  // the last change is made: from here on both sides' calls see the final values
   // The hidden positions as fractions in [0, 1), one copy per device the inputs are on (and the CPU), and
   // as indices into outputs of each size met (made on the device: no copy, no wait).
   std::vector<at::Tensor> fractions_;
@@ -145,7 +151,7 @@ class TimedAudit {
   };
   mutable std::vector<Indices> indices_;
   at::Tensor indices_for(const at::Tensor& output) const;  // undefined: no positions on its device
-  Reads candidate_, reference_;  // ATen's kept only so that both sides allocate alike
+  Reads candidate_, reference_;  // ATen's: to tell whether it agrees with itself while timed
   torch::jit::Stack held_, mirror_held_;  // the first call's outputs (ATen's: to allocate alike)
   std::optional<std::string> reused_;
   std::vector<size_t> written_;    // the second mode's written arguments

@@ -1,0 +1,70 @@
+// The timed-call audit's reads of both sides. The two sides are timed in
+// turns on the same buffers, so ATen's calls made before the candidate's last
+// change ran on other values: only those made after it are judged, and they
+// read what ATen gives on the final values.
+#include <gtest/gtest.h>
+
+#include <optional>
+
+#include <ATen/ATen.h>
+
+#include "ops/engine_test_util.h"
+#include "runner/timed_audit.h"
+
+namespace backendbench::runner {
+namespace {
+
+using backendbench::testing::op_handle;
+using Side = TimedAudit::Side;
+
+constexpr size_t kCalls = 10;
+
+struct Timed {
+  const c10::OperatorHandle op = op_handle("relu.default");
+  torch::jit::Stack inputs{at::randn({256})};
+  std::optional<torch::jit::Stack> outputs, reference_outputs;
+  std::unique_ptr<TimedAudit> audit =
+      TimedAudit::plan(op, inputs, {at::randn({256})}, /*seed=*/7, kCalls, outputs, reference_outputs, {});
+
+  void candidate_call(size_t call) {
+    audit->hooks().before(call);
+    outputs = torch::jit::Stack{at::relu(inputs[0].toTensor())};
+    audit->hooks().after(call);
+  }
+  void aten_call(size_t call) {
+    reference_outputs = torch::jit::Stack{at::relu(inputs[0].toTensor())};
+    audit->mirror_hooks().after(call);
+  }
+};
+
+TEST(TimedAudit, AtenCallsBeforeTheCandidatesLastChangeAreNotJudged) {
+  Timed t;
+  ASSERT_TRUE(t.audit);
+  for (size_t call = 1; call <= kCalls; ++call) t.aten_call(call);
+  for (size_t call = 1; call <= kCalls; ++call) t.candidate_call(call);
+  EXPECT_GT(t.audit->judged_calls(Side::candidate), 0u);
+  EXPECT_EQ(t.audit->judged_calls(Side::aten), 0u) << "every ATen call ran before the last change";
+}
+
+TEST(TimedAudit, AtenCallsOnTheFinalValuesReadWhatAtenGivesThere) {
+  Timed t;
+  ASSERT_TRUE(t.audit);
+  for (size_t call = 1; call <= kCalls; ++call) {
+    t.candidate_call(call);
+    t.aten_call(call);
+  }
+  const size_t judged = t.audit->judged_calls(Side::candidate);
+  ASSERT_GT(judged, 0u);
+  EXPECT_EQ(t.audit->judged_calls(Side::aten), judged);
+  const torch::jit::Stack final_outputs{at::relu(t.inputs[0].toTensor())};
+  for (const Side side : {Side::candidate, Side::aten}) {
+    const torch::jit::Stack expected = t.audit->expected(final_outputs, side);
+    const torch::jit::Stack read = t.audit->judged(expected, side);
+    ASSERT_EQ(read.size(), 1u);
+    EXPECT_EQ(read[0].toTensor().size(0), static_cast<int64_t>(judged));
+    EXPECT_TRUE(at::equal(read[0].toTensor(), expected[0].toTensor()));
+  }
+}
+
+}  // namespace
+}  // namespace backendbench::runner
