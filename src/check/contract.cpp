@@ -1,5 +1,7 @@
 #include "check/contract.h"
 
+#include <algorithm>
+
 #include <ATen/ATen.h>
 
 #include "check/compare.h"
@@ -129,20 +131,41 @@ std::optional<Violation> check_contract(const c10::FunctionSchema& schema, const
       }
     }
   }
-  // Inputs not declared as written are left as they were.
+  return unwritten_input_changed(schema, candidate.inputs, pristine);
+}
+
+std::optional<Violation> unwritten_input_changed(const c10::FunctionSchema& schema, const torch::jit::Stack& now,
+                                                 const torch::jit::Stack& before, const std::vector<size_t>& exempt) {
+  const auto& args = schema.arguments();
+  const size_t n_args = std::min({args.size(), now.size(), before.size()});
   for (size_t j = 0; j < n_args; ++j) {
-    if (written(args[j])) continue;
-    const auto now = tensors_of(candidate.inputs[j]);
-    const auto before = tensors_of(pristine[j]);
-    for (size_t k = 0; k < now.size() && k < before.size(); ++k) {
-      if (!bitwise_equal(now[k], before[k])) {
+    if (written(args[j]) || std::find(exempt.begin(), exempt.end(), j) != exempt.end()) continue;
+    const auto after = tensors_of(now[j]);
+    const auto was = tensors_of(before[j]);
+    for (size_t k = 0; k < after.size() && k < was.size(); ++k) {
+      if (!bitwise_equal(after[k], was[k])) {
         return Violation{ErrorType::input_mutated,
-                         "the input '" + args[j].name() + "'" + (now.size() > 1 ? "[" + std::to_string(k) + "]" : "") +
+                         "the input '" + args[j].name() + "'" + (after.size() > 1 ? "[" + std::to_string(k) + "]" : "") +
                              " was changed, though the schema does not declare it as written"};
       }
     }
   }
   return std::nullopt;
+}
+
+std::vector<size_t> changed_arguments(const torch::jit::Stack& now, const torch::jit::Stack& before) {
+  std::vector<size_t> changed;
+  for (size_t j = 0; j < now.size() && j < before.size(); ++j) {
+    const auto after = tensors_of(now[j]);
+    const auto was = tensors_of(before[j]);
+    for (size_t k = 0; k < after.size() && k < was.size(); ++k) {
+      if (!bitwise_equal(after[k], was[k])) {
+        changed.push_back(j);
+        break;
+      }
+    }
+  }
+  return changed;
 }
 
 }  // namespace backendbench::check

@@ -43,6 +43,13 @@ struct Violation {
 std::optional<Violation> check_contract(const c10::FunctionSchema& schema, const CallRecord& reference,
                                         const CallRecord& candidate, const torch::jit::Stack& pristine);
 
+// The first argument the schema does not declare as written, nor `exempt` lists, whose tensors differ,
+// bit for bit, between `before` and `now` (InputMutated).
+std::optional<Violation> unwritten_input_changed(const c10::FunctionSchema& schema, const torch::jit::Stack& now,
+                                                 const torch::jit::Stack& before, const std::vector<size_t>& exempt = {});
+// The arguments whose tensors differ, bit for bit, between `before` and `now`.
+std::vector<size_t> changed_arguments(const torch::jit::Stack& now, const torch::jit::Stack& before);
+
 // An argument the schema declares as written.
 struct WrittenArgument {
   size_t index;

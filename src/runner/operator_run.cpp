@@ -8,6 +8,7 @@
 #include <ATen/ATen.h>
 
 #include "backends/aten.h"
+#include "check/contract.h"
 #include "inputs/edge_values.h"
 #include "inputs/materialize.h"
 #include "inputs/neighbours.h"
@@ -538,6 +539,20 @@ OperatorRun::TimedCheck OperatorRun::check_written_calls(const TimedAudit& audit
   return {};
 }
 
+// An input the schema does not declare as written that differs from the values the timed buffers took
+// last (`final_inputs`), unless ATen's own call on those values changes it too (native_batch_norm's
+// running statistics, in training).
+std::optional<Failure> OperatorRun::changed_while_timed(const torch::jit::Stack& timed_inputs,
+                                                        const torch::jit::Stack& final_inputs) const {
+  if (!check::unwritten_input_changed(op_.schema(), timed_inputs, final_inputs)) return std::nullopt;
+  const auto aten = run_reference(op_, final_inputs, options_.device, false, rules_.written_indices);
+  const auto* run = std::get_if<ReferenceRun>(&aten);
+  const std::vector<size_t> aten_writes = run ? check::changed_arguments(run->inputs, final_inputs) : std::vector<size_t>{};
+  const auto changed = check::unwritten_input_changed(op_.schema(), timed_inputs, final_inputs, aten_writes);
+  if (!changed) return std::nullopt;
+  return Failure(changed->type, "while timed, after the timed buffers took their last values: " + changed->message);
+}
+
 Failure OperatorRun::remembered_while_timed(const TimedAudit& audit) {
   return Failure(ErrorType::stale_result,
                  "after the timed buffers took new values at a hidden call, the timed " + audit.judged_span() +
@@ -628,6 +643,9 @@ TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_
   }
   if (!t.candidate.stray_work.empty() && t.reference.stray_work.empty() && !reference_strays(inputs)) {
     return fail(Failure(ErrorType::side_stream_work, "while timed: " + t.candidate.stray_work));
+  }
+  if (audit && !audit->final_inputs().empty()) {
+    if (auto f = changed_while_timed(inputs, audit->final_inputs())) return fail(*f);
   }
   const TimedCheck timed_check =
       audit && audit->audits_written()

@@ -87,6 +87,8 @@ class OperatorRun {
   TimedCheck check_audited_calls(const TimedAudit& audit, const ReferenceRun& reference,
                                  const std::vector<std::optional<double>>& budgets) const;
   static Failure remembered_while_timed(const TimedAudit& audit);
+  std::optional<Failure> changed_while_timed(const torch::jit::Stack& timed_inputs,
+                                             const torch::jit::Stack& final_inputs) const;
   TimedCheck check_written_calls(const TimedAudit& audit) const;
 
   uint64_t seed_of(const data::InputRecord& input) const;

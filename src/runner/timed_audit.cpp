@@ -189,7 +189,10 @@ void TimedAudit::before(size_t call) {
   } else if (call == restore_at_) {
     for (Restore& r : restores_) r.flat.index_copy_(0, r.positions, r.values);
   }
-  if (call == judged_from_) final_values_ = true;
+  if (call == judged_from_) {
+    final_values_ = true;
+    final_inputs_ = copy_inputs(*timed_);
+  }
 }
 
 void TimedAudit::record(Reads& reads, const std::optional<torch::jit::Stack>& outputs, size_t call) {

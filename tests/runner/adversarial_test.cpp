@@ -172,6 +172,8 @@ TEST(Corpus, TimedCallsThatRememberOrSlackFailThePerformanceTest) {
        {"WrongWhenTimed"}},
       // Right values, but the third call returns the memory of the first, which the caller still holds.
       {"relu_into_two_static_buffers", "relu.default", kRelu, adv::relu_into_two_static_buffers(), {"OutputReused"}},
+      {"relu_scribbles_on_its_input_and_slacks", "relu.default", kRelu, adv::relu_scribbles_on_its_input_and_slacks(),
+       {"InputMutated"}},
   };
   const RunOptions options = fast_options();
   for (const auto& cheat : cheats) {
@@ -253,6 +255,8 @@ TEST(Corpus, AtenPassesCorrectnessAndPerformance) {
       {"clone.default", "((T([4, 16], c32),), {})"},  // complex32: read by its bits while timed
       {"masked_select.default", "((T([2, 5], i64), T([2, 5], b8)), {})"},
       {"nonzero.default", "((T([64, 3], f32),), {})"},
+      // Writes its running statistics in training, though its schema does not declare them written.
+      {"native_batch_norm.default", "((T([4, 8, 5, 5], f32), T([8], f32), T([8], f32), T([8], f32), T([8], f32), True, 0.1, 1e-05), {})"},
   };
   for (const auto& [op, args] : cases) {
     const c10::OperatorHandle handle = op_handle(op);
