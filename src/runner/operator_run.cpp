@@ -644,8 +644,8 @@ TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_
   if (!t.candidate.stray_work.empty() && t.reference.stray_work.empty() && !reference_strays(inputs)) {
     return fail(Failure(ErrorType::side_stream_work, "while timed: " + t.candidate.stray_work));
   }
-  if (audit && !audit->final_inputs().empty()) {
-    if (auto f = changed_while_timed(inputs, audit->final_inputs())) return fail(*f);
+  if (const torch::jit::Stack* final_inputs = audit ? audit->final_inputs() : nullptr) {
+    if (auto f = changed_while_timed(inputs, *final_inputs)) return fail(*f);
   }
   const TimedCheck timed_check =
       audit && audit->audits_written()

@@ -130,6 +130,7 @@ void TimedAudit::plan_reads(const c10::OperatorHandle& op, uint64_t seed, size_t
       }
     }
   }
+  final_inputs_ = copy_inputs(*timed_);
   if (restores_.empty()) {
     refill_at_ = draw(rng, 2, calls - 1);
     judged_from_ = refill_at_;
@@ -191,7 +192,7 @@ void TimedAudit::before(size_t call) {
   }
   if (call == judged_from_) {
     final_values_ = true;
-    final_inputs_ = copy_inputs(*timed_);
+    refill_inputs(final_inputs_, *timed_);  // laid out alike: a copy of them (can_refill held when planned)
   }
 }
 

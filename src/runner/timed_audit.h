@@ -100,9 +100,9 @@ class TimedAudit {
   // what the call just before a change returned, while `outputs` (ATen on the
   // final values) differ from that: a result remembered, not computed.
   bool remembered(const torch::jit::Stack& outputs) const;
-  // The timed inputs as the last change left them (copied then), which no later call may change; empty
+  // The timed inputs as the last change left them (copied then), which no later call may change; null
   // when the timing stopped before it, or for operators that write their arguments.
-  const torch::jit::Stack& final_inputs() const { return final_inputs_; }
+  const torch::jit::Stack* final_inputs() const { return final_values_ ? &final_inputs_ : nullptr; }
   // "calls 5 to 24": the judged calls, for messages.
   std::string judged_span() const;
   // A timed call that returned memory of an earlier call's outputs, still held, in words; nullopt when none did.
@@ -147,7 +147,7 @@ class TimedAudit {
   std::vector<Restore> restores_;  // empty: no second change
   size_t refill_at_ = 0, restore_at_ = 0, judged_from_ = 0, last_call_ = 0;
   bool final_values_ = false;  // the last change is made: from here on both sides' calls see the final values
-  torch::jit::Stack final_inputs_;
+  torch::jit::Stack final_inputs_;  // allocated when planned: the hooks copy into it, never allocate
   // The hidden positions as fractions in [0, 1), one copy per device the inputs are on (and the CPU), and
   // as indices into outputs of each size met (made on the device: no copy, no wait).
   std::vector<at::Tensor> fractions_;
