@@ -422,6 +422,7 @@ TestOutcome OperatorRun::correctness(const data::InputRecord& input) {
 OperatorRun::TimedCheck OperatorRun::check_timed(const data::InputRecord& input, uint64_t seed,
                                                  const torch::jit::Stack& timed_inputs,
                                                  const std::optional<torch::jit::Stack>& last_output,
+                                                 const std::optional<torch::jit::Stack>& last_reference_output,
                                                  const TimedAudit* audit) {
   if (audit && audit->reused()) return {.failure = Failure(ErrorType::output_reused, "while timed, " + *audit->reused())};
   const c10::Device device = options_.device;
@@ -431,16 +432,20 @@ OperatorRun::TimedCheck OperatorRun::check_timed(const data::InputRecord& input,
     auto referenced = run_reference(op_, timed_inputs, device, false, rules_.written_indices);
     if (auto* f = std::get_if<Failure>(&referenced)) return {.failure = with_context(*f, "ATen on the timed inputs")};
     const ReferenceRun& reference = std::get<ReferenceRun>(referenced);
-    const CandidateRun candidate{.inputs = timed_inputs, .outputs = *last_output, .snapshot = *last_output};
-    const Verdict verdict = judge(rules_, {.reference = reference, .truth = truth_on(reference.inputs), .candidate = candidate,
-                                           .pristine = reference.inputs, .check_contract = false,
-                                           .rerun_reference = rerun_on(reference.inputs)});
+    const Verdict verdict = judge_last_call(reference, *last_output);
     if (verdict.unreliable_reference) return {.no_reference = verdict.unreliable_reference};
     if (verdict.failure) {
       if (audit && audit->remembered(reference.outputs)) return {.failure = remembered_while_timed(*audit)};
+      if (audit) {
+        if (auto why = aten_unstable_while_timed(*audit, reference, last_reference_output, verdict.comparison.budgets)) {
+          return {.no_reference = why};
+        }
+      }
       return {.failure = Failure(ErrorType::wrong_when_timed, "the output of the last timed call: " + verdict.failure->message)};
     }
-    if (audit && audit->judged_calls() > 0) return check_audited_calls(*audit, reference, verdict.comparison.budgets);
+    if (audit && audit->judged_calls() > 0) {
+      return check_audited_calls(*audit, reference, last_reference_output, verdict.comparison.budgets);
+    }
     budgets = verdict.comparison.budgets;
     previous = *last_output;
   }
@@ -472,45 +477,71 @@ OperatorRun::TimedCheck OperatorRun::check_timed(const data::InputRecord& input,
   return {.failure = Failure(ErrorType::wrong_when_timed, context + ": " + verdict.failure->message)};
 }
 
+// A timed call's whole outputs against ATen's call on the final values (`reference`).
+Verdict OperatorRun::judge_last_call(const ReferenceRun& reference, const torch::jit::Stack& outputs) const {
+  const CandidateRun last{.inputs = reference.inputs, .outputs = outputs, .snapshot = outputs};
+  return judge(rules_, {.reference = reference, .truth = truth_on(reference.inputs), .candidate = last,
+                        .pristine = reference.inputs, .check_contract = false,
+                        .rerun_reference = rerun_on(reference.inputs)});
+}
+
+// One side's audited calls, read at the hidden positions, against ATen's call
+// on the final values (`reference`) read alike, within the last call's `budgets`.
+Verdict OperatorRun::judge_audited_calls(const TimedAudit& audit, TimedAudit::Side side, const ReferenceRun& reference,
+                                         const std::vector<std::optional<double>>& budgets) const {
+  const ReferenceRun expected{.inputs = reference.inputs, .outputs = audit.expected(reference.outputs, side)};
+  const torch::jit::Stack read = audit.judged(expected.outputs, side);
+  const CandidateRun calls{.inputs = reference.inputs, .outputs = read, .snapshot = read};
+  const auto truth = [&]() -> torch::jit::Stack {
+    const torch::jit::Stack wide = truth_on(reference.inputs)();
+    return wide.empty() ? wide : audit.expected(wide, side);
+  };
+  const auto rerun = [&]() -> std::optional<ReferenceRun> {
+    auto again = rerun_on(reference.inputs)();
+    if (again) again->outputs = audit.expected(again->outputs, side);
+    return again;
+  };
+  return judge(rules_, {.reference = expected, .truth = truth, .candidate = calls, .pristine = reference.inputs,
+                        .fixed_budgets = budgets, .check_contract = false, .rerun_reference = rerun});
+}
+
+// Why ATen is no reference for the timed calls, when its own timed calls on
+// the final values (its last, and those the audit read), judged as the
+// candidate's are, fail too: ATen differs from itself there (a kernel that
+// returns uninitialized memory). Nullopt when they pass, or none ran there.
+std::optional<std::string> OperatorRun::aten_unstable_while_timed(
+    const TimedAudit& audit, const ReferenceRun& reference,
+    const std::optional<torch::jit::Stack>& last_reference_output,
+    const std::vector<std::optional<double>>& budgets) const {
+  const auto why = [](const Verdict& v, const std::string& which) -> std::optional<std::string> {
+    if (v.unreliable_reference) return v.unreliable_reference;
+    if (v.failure) return "ATen's own " + which + " differ from ATen's call on the same values: " + v.failure->message;
+    return std::nullopt;
+  };
+  if (last_reference_output && audit.aten_last_call_on_final_values()) {
+    if (auto w = why(judge_last_call(reference, *last_reference_output), "last timed call's outputs")) return w;
+  }
+  if (audit.judged_calls(TimedAudit::Side::aten) > 0) {
+    const Verdict aten = judge_audited_calls(audit, TimedAudit::Side::aten, reference, budgets);
+    if (auto w = why(aten, "timed calls on the final values, read at the same positions,")) return w;
+  }
+  return std::nullopt;
+}
+
 // Every audited call's outputs, read at the hidden positions, against ATen's
-// on the final values (`reference`), within the last call's `budgets`. Where
-// they differ, ATen's own timed calls on the final values, read alike, are
-// judged the same way: if ATen differs from itself there too (a kernel that
-// returns uninitialized memory), there is nothing to judge the candidate's
-// calls against.
+// on the final values (`reference`), within the last call's `budgets`; where
+// they differ, ATen's own timed calls are judged alike before the candidate is.
 OperatorRun::TimedCheck OperatorRun::check_audited_calls(const TimedAudit& audit, const ReferenceRun& reference,
+                                                         const std::optional<torch::jit::Stack>& last_reference_output,
                                                          const std::vector<std::optional<double>>& budgets) const {
   if (auto unlike = audit.unlike(reference.outputs)) {
     return {.failure = Failure(ErrorType::wrong_when_timed, "the timed " + audit.judged_span() + ": " + *unlike)};
   }
-  const auto judge_calls = [&](TimedAudit::Side side) {
-    const ReferenceRun expected{.inputs = reference.inputs, .outputs = audit.expected(reference.outputs, side)};
-    const torch::jit::Stack read = audit.judged(expected.outputs, side);
-    const CandidateRun calls{.inputs = reference.inputs, .outputs = read, .snapshot = read};
-    const auto truth = [&]() -> torch::jit::Stack {
-      const torch::jit::Stack wide = truth_on(reference.inputs)();
-      return wide.empty() ? wide : audit.expected(wide, side);
-    };
-    const auto rerun = [&]() -> std::optional<ReferenceRun> {
-      auto again = rerun_on(reference.inputs)();
-      if (again) again->outputs = audit.expected(again->outputs, side);
-      return again;
-    };
-    return judge(rules_, {.reference = expected, .truth = truth, .candidate = calls, .pristine = reference.inputs,
-                          .fixed_budgets = budgets, .check_contract = false, .rerun_reference = rerun});
-  };
-  const Verdict verdict = judge_calls(TimedAudit::Side::candidate);
+  const Verdict verdict = judge_audited_calls(audit, TimedAudit::Side::candidate, reference, budgets);
   if (verdict.unreliable_reference) return {.no_reference = verdict.unreliable_reference};
   if (!verdict.failure) return {};
   if (audit.remembered(reference.outputs)) return {.failure = remembered_while_timed(audit)};
-  if (audit.judged_calls(TimedAudit::Side::aten) > 0) {
-    const Verdict aten = judge_calls(TimedAudit::Side::aten);
-    if (aten.unreliable_reference) return {.no_reference = aten.unreliable_reference};
-    if (aten.failure) {
-      return {.no_reference = "ATen's own timed calls on the final values, read at the same positions, differ from "
-                              "ATen's call on them: " + aten.failure->message};
-    }
-  }
+  if (auto why = aten_unstable_while_timed(audit, reference, last_reference_output, budgets)) return {.no_reference = why};
   return {.failure = Failure(ErrorType::wrong_when_timed, "the timed " + audit.judged_span() +
                                                               ", their outputs read at hidden positions (row: call, "
                                                               "column: position): " + verdict.failure->message)};
@@ -650,7 +681,8 @@ TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_
   const TimedCheck timed_check =
       audit && audit->audits_written()
           ? check_written_calls(*audit)
-          : check_timed(input, seed, inputs, rules_.written.empty() ? last_output : std::nullopt, audit.get());
+          : check_timed(input, seed, inputs, rules_.written.empty() ? last_output : std::nullopt,
+                        last_reference_output, audit.get());
   if (timed_check.failure) return fail(*timed_check.failure);
   if (timed_check.no_reference) {
     return exclude("ATen on " + options_.device.str() + " is no reference for the timed calls: " + *timed_check.no_reference);

@@ -83,9 +83,17 @@ class OperatorRun {
     std::optional<std::string> no_reference;
   };
   TimedCheck check_timed(const data::InputRecord& input, uint64_t seed, const torch::jit::Stack& timed_inputs,
-                         const std::optional<torch::jit::Stack>& last_output, const TimedAudit* audit);
+                         const std::optional<torch::jit::Stack>& last_output,
+                         const std::optional<torch::jit::Stack>& last_reference_output, const TimedAudit* audit);
   TimedCheck check_audited_calls(const TimedAudit& audit, const ReferenceRun& reference,
+                                 const std::optional<torch::jit::Stack>& last_reference_output,
                                  const std::vector<std::optional<double>>& budgets) const;
+  Verdict judge_last_call(const ReferenceRun& reference, const torch::jit::Stack& outputs) const;
+  Verdict judge_audited_calls(const TimedAudit& audit, TimedAudit::Side side, const ReferenceRun& reference,
+                              const std::vector<std::optional<double>>& budgets) const;
+  std::optional<std::string> aten_unstable_while_timed(const TimedAudit& audit, const ReferenceRun& reference,
+                                                       const std::optional<torch::jit::Stack>& last_reference_output,
+                                                       const std::vector<std::optional<double>>& budgets) const;
   static Failure remembered_while_timed(const TimedAudit& audit);
   std::optional<Failure> changed_while_timed(const torch::jit::Stack& timed_inputs,
                                              const torch::jit::Stack& final_inputs) const;

@@ -146,6 +146,7 @@ void TimedAudit::plan_reads(const c10::OperatorHandle& op, uint64_t seed, size_t
     record(candidate_, outputs, call);
   };
   mirror_.after = [this, &reference_outputs](size_t call) {
+    aten_last_on_final_ = final_values_;
     hold_or_compare(mirror_held_, reference_outputs, call, /*compare=*/false);
     record(reference_, reference_outputs, call);
   };

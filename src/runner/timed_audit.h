@@ -100,6 +100,8 @@ class TimedAudit {
   // what the call just before a change returned, while `outputs` (ATen on the
   // final values) differ from that: a result remembered, not computed.
   bool remembered(const torch::jit::Stack& outputs) const;
+  // Whether ATen's last timed call came after the candidate's last change (so ran on the final values).
+  bool aten_last_call_on_final_values() const { return aten_last_on_final_; }
   // The timed inputs as the last change left them (copied then), which no later call may change; null
   // when the timing stopped before it, or for operators that write their arguments.
   const torch::jit::Stack* final_inputs() const { return final_values_ ? &final_inputs_ : nullptr; }
@@ -147,6 +149,7 @@ class TimedAudit {
   std::vector<Restore> restores_;  // empty: no second change
   size_t refill_at_ = 0, restore_at_ = 0, judged_from_ = 0, last_call_ = 0;
   bool final_values_ = false;  // the last change is made: from here on both sides' calls see the final values
+  bool aten_last_on_final_ = false;
   torch::jit::Stack final_inputs_;  // allocated when planned: the hooks copy into it, never allocate
   // The hidden positions as fractions in [0, 1), one copy per device the inputs are on (and the CPU), and
   // as indices into outputs of each size met (made on the device: no copy, no wait).

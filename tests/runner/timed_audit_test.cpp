@@ -44,6 +44,9 @@ TEST(TimedAudit, AtenCallsBeforeTheCandidatesLastChangeAreNotJudged) {
   for (size_t call = 1; call <= kCalls; ++call) t.candidate_call(call);
   EXPECT_GT(t.audit->judged_calls(Side::candidate), 0u);
   EXPECT_EQ(t.audit->judged_calls(Side::aten), 0u) << "every ATen call ran before the last change";
+  EXPECT_FALSE(t.audit->aten_last_call_on_final_values());
+  ASSERT_TRUE(t.audit->final_inputs());
+  EXPECT_TRUE(at::equal((*t.audit->final_inputs())[0].toTensor(), t.inputs[0].toTensor()));
 }
 
 TEST(TimedAudit, AtenCallsOnTheFinalValuesReadWhatAtenGivesThere) {
@@ -56,6 +59,7 @@ TEST(TimedAudit, AtenCallsOnTheFinalValuesReadWhatAtenGivesThere) {
   const size_t judged = t.audit->judged_calls(Side::candidate);
   ASSERT_GT(judged, 0u);
   EXPECT_EQ(t.audit->judged_calls(Side::aten), judged);
+  EXPECT_TRUE(t.audit->aten_last_call_on_final_values());
   const torch::jit::Stack final_outputs{at::relu(t.inputs[0].toTensor())};
   for (const Side side : {Side::candidate, Side::aten}) {
     const torch::jit::Stack expected = t.audit->expected(final_outputs, side);
