@@ -172,15 +172,46 @@ GlobalStateGuard::~GlobalStateGuard() {
   if (!restored_) restore();
 }
 
-std::vector<std::string> GlobalStateGuard::restore() {
-  restored_ = true;
+namespace {
+
+// One "setting: before -> after" per setting that differs.
+std::vector<std::string> differences(const GlobalStateGuard::Snapshot& before, const GlobalStateGuard::Snapshot& now) {
   std::vector<std::string> changes;
-  const Snapshot now(saved_->device);
   for (size_t i = 0; i < std::size(kSettings); ++i) {
     const Setting& s = kSettings[i];
-    if (now.values[i] == saved_->values[i]) continue;
-    changes.push_back(std::string(s.name) + ": " + shown(s, saved_->values[i]) + " -> " + shown(s, now.values[i]));
+    if (now.values[i] == before.values[i]) continue;
+    changes.push_back(std::string(s.name) + ": " + shown(s, before.values[i]) + " -> " + shown(s, now.values[i]));
   }
+  if (now.cpu_seed != before.cpu_seed) {
+    changes.push_back("the seed of the default CPU generator (torch.manual_seed): " + std::to_string(before.cpu_seed) +
+                      " -> " + std::to_string(now.cpu_seed));
+  }
+  if (now.denormals != before.denormals) {
+    changes.push_back("flushing denormals to zero (torch.set_flush_denormal): " + flag(before.denormals > 0) + " -> " +
+                      flag(now.denormals > 0));
+  }
+  const auto& keys = before.dispatch_keys;
+  if (now.dispatch_keys.included_ != keys.included_ || now.dispatch_keys.excluded_ != keys.excluded_) {
+    changes.push_back("the dispatch keys included or excluded on this thread: " + c10::toString(keys.included_) +
+                      " / " + c10::toString(keys.excluded_) + " -> " + c10::toString(now.dispatch_keys.included_) +
+                      " / " + c10::toString(now.dispatch_keys.excluded_));
+  }
+  if (now.device != before.device) changes.push_back("the current device: " + before.device.str() + " -> " + now.device.str());
+  if (now.stream != before.stream) {
+    changes.push_back("the current stream: " + std::to_string(before.stream.id()) + " -> " +
+                      std::to_string(now.stream.id()));
+  }
+  return changes;
+}
+
+}  // namespace
+
+std::vector<std::string> GlobalStateGuard::changes() const { return differences(*saved_, Snapshot(saved_->device)); }
+
+std::vector<std::string> GlobalStateGuard::restore() {
+  restored_ = true;
+  const Snapshot now(saved_->device);
+  std::vector<std::string> changes = differences(*saved_, now);
   // Written back in the table's order, the fp32_precision settings last (the legacy flags set them too);
   // a write torch refuses leaves that setting as it is, the change reported all the same.
   for (size_t i = 0; i < std::size(kSettings); ++i) {
@@ -191,34 +222,18 @@ std::vector<std::string> GlobalStateGuard::restore() {
     }
   }
   if (now.cpu_seed != saved_->cpu_seed) {
-    changes.push_back("the seed of the default CPU generator (torch.manual_seed): " + std::to_string(saved_->cpu_seed) +
-                      " -> " + std::to_string(now.cpu_seed));
     at::Generator generator = at::detail::getDefaultCPUGenerator();
     const std::lock_guard lock(generator.mutex());
     generator.set_current_seed(saved_->cpu_seed);
   }
-  if (now.denormals != saved_->denormals) {
-    changes.push_back("flushing denormals to zero (torch.set_flush_denormal): " + flag(saved_->denormals > 0) + " -> " +
-                      flag(now.denormals > 0));
-    set_denormal_bits(saved_->denormals);
-  }
+  if (now.denormals != saved_->denormals) set_denormal_bits(saved_->denormals);
   const auto& before = saved_->dispatch_keys;
   if (now.dispatch_keys.included_ != before.included_ || now.dispatch_keys.excluded_ != before.excluded_) {
-    changes.push_back("the dispatch keys included or excluded on this thread: " + c10::toString(before.included_) +
-                      " / " + c10::toString(before.excluded_) + " -> " + c10::toString(now.dispatch_keys.included_) +
-                      " / " + c10::toString(now.dispatch_keys.excluded_));
     c10::impl::_force_tls_local_dispatch_key_set(before);
   }
   c10::impl::VirtualGuardImpl guard(saved_->device_type);
-  if (now.device != saved_->device) {
-    changes.push_back("the current device: " + saved_->device.str() + " -> " + now.device.str());
-    guard.setDevice(saved_->device);
-  }
-  if (now.stream != saved_->stream) {
-    changes.push_back("the current stream: " + std::to_string(saved_->stream.id()) + " -> " +
-                      std::to_string(now.stream.id()));
-    guard.exchangeStream(saved_->stream);
-  }
+  if (now.device != saved_->device) guard.setDevice(saved_->device);
+  if (now.stream != saved_->stream) guard.exchangeStream(saved_->stream);
   return changes;
 }
 

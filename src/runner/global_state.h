@@ -4,8 +4,9 @@
 // thread count, the dispatch keys on this thread, the current device and
 // stream. A guard takes a snapshot before the candidate's calls; restore()
 // puts every setting back and says which ones the calls changed (the test
-// then fails with GlobalStateChanged). Kernels may change such state inside
-// a call as long as they put it back before returning.
+// then fails with GlobalStateChanged); changes() says the same between calls.
+// Kernels may change such state inside a call as long as they put it back
+// before returning.
 #pragma once
 
 #include <memory>
@@ -26,6 +27,9 @@ class GlobalStateGuard {
 
   // Puts the snapshot back; what had changed, one "setting: before -> after" each.
   std::vector<std::string> restore();
+  // What differs now from the snapshot, as restore() names it, nothing put back: checked between
+  // timed calls, where a change left by one call and undone by a later one moves ATen's calls between.
+  std::vector<std::string> changes() const;
 
   struct Snapshot;
 

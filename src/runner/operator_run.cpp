@@ -636,11 +636,24 @@ TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_
                                rules_.written_indices);
     }
   }
-  const timing::CallHooks* hooks = audit ? &audit->hooks() : nullptr;
   const timing::CallHooks* mirror = audit ? &audit->mirror_hooks() : nullptr;
   bool reference_raised = false;
   timing::PairedTiming t;
   GlobalStateGuard state(options_.device);
+  // Global state a timed call leaves changed fails the test, though a later call put it back: ATen's calls
+  // timed in between ran under it.
+  std::optional<Failure> left_changed;
+  timing::CallHooks candidate_hooks;
+  if (audit) candidate_hooks.before = audit->hooks().before;
+  candidate_hooks.after = [&](size_t call) {
+    if (audit && audit->hooks().after) audit->hooks().after(call);
+    if (left_changed) return;
+    if (const auto changes = state.changes(); !changes.empty()) {
+      left_changed = Failure(ErrorType::global_state_changed,
+                             "while timed: " + describe_global_changes(changes, "timed call " + std::to_string(call)));
+    }
+  };
+  const timing::CallHooks* hooks = &candidate_hooks;
   if (auto f = capture([&] {
         const PhaseScope phase(Phase::timing);
         const auto reference = [&] {
@@ -669,8 +682,9 @@ TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_
     if (reference_raised) return exclude(aten_raised(options_.device, *f));
     return fail(with_context(*f, "timing failed"));
   }
-  if (const auto changed = state.restore(); !changed.empty()) {
-    return fail(Failure(ErrorType::global_state_changed, "while timed: " + describe_global_changes(changed)));
+  if (const auto changed = state.restore(); left_changed || !changed.empty()) {
+    return fail(left_changed ? *left_changed
+                             : Failure(ErrorType::global_state_changed, "while timed: " + describe_global_changes(changed)));
   }
   if (!t.candidate.stray_work.empty() && t.reference.stray_work.empty() && !reference_strays(inputs)) {
     return fail(Failure(ErrorType::side_stream_work, "while timed: " + t.candidate.stray_work));

@@ -60,6 +60,21 @@ TEST(GlobalState, ACandidateThatLeavesFlagsChangedFailsAndTheFlagsAreRestored) {
   EXPECT_EQ(c10::get_default_dtype(), dtype);
 }
 
+// A setting flipped at every call is back as it was after every second call:
+// the performance test fails whatever the number of timed calls, at the first.
+TEST(GlobalState, ASettingFlippedAtEveryTimedCallFailsAtTheFirst) {
+  auto& ctx = at::globalContext();
+  const bool benchmark = ctx.benchmarkCuDNN();
+  const RunOptions options;
+  OperatorRun run("relu.default", testing::op_handle("aten.relu.default"),
+                  relu_after([&] { ctx.setBenchmarkCuDNN(!ctx.benchmarkCuDNN()); }), options, 0.0);
+  const auto p = *run.performance(testing::record("aten.relu.default", kArgs), /*known_correct=*/true).performance;
+  EXPECT_FALSE(p.successfully_ran);
+  EXPECT_TRUE(p.error_msg.starts_with("GlobalStateChanged: while timed: timed call 1 changed global state")) << p.error_msg;
+  EXPECT_TRUE(contains(p.error_msg, "torch.backends.cudnn.benchmark")) << p.error_msg;
+  EXPECT_EQ(ctx.benchmarkCuDNN(), benchmark);
+}
+
 // The fp32_precision settings (what replaced allow_tf32): set through them, a
 // legacy flag can no longer be read; the change is named and put back, the
 // worker not lost (a red-team kernel left mkldnn's matmul in bf16).
