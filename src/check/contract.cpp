@@ -134,20 +134,31 @@ std::optional<Violation> check_contract(const c10::FunctionSchema& schema, const
   return unwritten_input_changed(schema, candidate.inputs, pristine);
 }
 
+namespace {
+
+// The first of an argument's tensors that differs, bit for bit, between `before` and `now`.
+std::optional<size_t> first_changed_tensor(const c10::IValue& now, const c10::IValue& before) {
+  const auto after = tensors_of(now);
+  const auto was = tensors_of(before);
+  for (size_t k = 0; k < after.size() && k < was.size(); ++k) {
+    if (!bitwise_equal(after[k], was[k])) return k;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<Violation> unwritten_input_changed(const c10::FunctionSchema& schema, const torch::jit::Stack& now,
                                                  const torch::jit::Stack& before, const std::vector<size_t>& exempt) {
   const auto& args = schema.arguments();
   const size_t n_args = std::min({args.size(), now.size(), before.size()});
   for (size_t j = 0; j < n_args; ++j) {
     if (written(args[j]) || std::find(exempt.begin(), exempt.end(), j) != exempt.end()) continue;
-    const auto after = tensors_of(now[j]);
-    const auto was = tensors_of(before[j]);
-    for (size_t k = 0; k < after.size() && k < was.size(); ++k) {
-      if (!bitwise_equal(after[k], was[k])) {
-        return Violation{ErrorType::input_mutated,
-                         "the input '" + args[j].name() + "'" + (after.size() > 1 ? "[" + std::to_string(k) + "]" : "") +
-                             " was changed, though the schema does not declare it as written"};
-      }
+    if (const auto k = first_changed_tensor(now[j], before[j])) {
+      const bool list = tensors_of(now[j]).size() > 1;
+      return Violation{ErrorType::input_mutated,
+                       "the input '" + args[j].name() + "'" + (list ? "[" + std::to_string(*k) + "]" : "") +
+                           " was changed, though the schema does not declare it as written"};
     }
   }
   return std::nullopt;
@@ -156,14 +167,7 @@ std::optional<Violation> unwritten_input_changed(const c10::FunctionSchema& sche
 std::vector<size_t> changed_arguments(const torch::jit::Stack& now, const torch::jit::Stack& before) {
   std::vector<size_t> changed;
   for (size_t j = 0; j < now.size() && j < before.size(); ++j) {
-    const auto after = tensors_of(now[j]);
-    const auto was = tensors_of(before[j]);
-    for (size_t k = 0; k < after.size() && k < was.size(); ++k) {
-      if (!bitwise_equal(after[k], was[k])) {
-        changed.push_back(j);
-        break;
-      }
-    }
+    if (first_changed_tensor(now[j], before[j])) changed.push_back(j);
   }
   return changed;
 }
