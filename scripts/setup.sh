@@ -60,6 +60,8 @@ command -v g++ >/dev/null || missing+=(g++)
 if [ $tests = 1 ]; then
   command -v chromium >/dev/null || missing+=(chromium)
   have_file /usr/include/zlib.h || missing+=(zlib1g-dev)
+# The kernel sandbox's seccomp filter (src/workers/sandbox.h).
+have_file /usr/include/seccomp.h || missing+=(libseccomp-dev)
 fi
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"

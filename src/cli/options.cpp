@@ -213,6 +213,10 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--worker-cpu-limit", o.worker_cpu_limit_s,
                  "Seconds of CPU time a worker may use (RLIMIT_CPU; default: no limit)")
       ->transform(kAmount0);
+  cmd.add_flag("--no-sandbox", o.no_sandbox,
+               "Run kernels in workers WITHOUT the sandbox (seccomp, Landlock, no secrets in their environment, "
+               "their processes killed after each test; see docs/sandbox.md), with a loud warning; also "
+               "$BACKENDBENCH_NO_SANDBOX=1. For platforms that lack seccomp or Landlock, and trusted kernels only");
   cmd.add_option("--p", o.p, "Speedup threshold of the perf@p score")->transform(kFinite)->capture_default_str();
   add_log_level(cmd, o.log_level);
   cmd.add_option("--device", o.device, "cuda, cuda:N or cpu (default: cuda when available, else cpu)");

@@ -64,6 +64,7 @@ struct RunOptions {
   bool resume = false;                 // skip the tests the journal in --log-dir has
   size_t worker_memory_limit_mb = 0;
   double worker_cpu_limit_s = 0;
+  bool no_sandbox = false;             // workers run kernels without the sandbox (workers/sandbox.h)
   double p = 1.0;
   std::string log_level = "INFO";
   std::string device;                  // "" = cuda when available, else cpu

@@ -45,6 +45,7 @@ session::RunRequest request_of(const RunOptions& o, const std::string& command_l
   r.workers.test_timeout_s = o.test_timeout_s;
   r.workers.memory_limit_mb = o.worker_memory_limit_mb;
   r.workers.cpu_limit_s = o.worker_cpu_limit_s;
+  r.workers.sandbox = !o.no_sandbox;
   r.command_line = command_line;
   return r;
 }

@@ -23,6 +23,7 @@ enum class ErrorType {
   worker_crash,        // WorkerCrash: segfault, abort, exit, signal
   timeout,             // Timeout: past --test-timeout
   worker_start_failed, // WorkerStartFailed
+  sandbox_violation,   // SandboxViolation: the sandbox stopped an attempt on other processes, files or the network
   timing_failed,       // TimingFailed: the candidate's time could not be measured
   // Outputs unlike ATen's.
   mismatch,            // MismatchError: values beyond BackendBench's atol/rtol

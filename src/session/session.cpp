@@ -1,6 +1,7 @@
 #include "session/session.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 #include <map>
 #include <memory>
@@ -118,6 +119,8 @@ workers::PoolOptions pool_options(const RunRequest& r, const runner::RunOptions&
                  .log_level = std::string(log::level_name(log::level())),
                  .memory_limit_mb = r.workers.memory_limit_mb,
                  .cpu_limit_s = r.workers.cpu_limit_s};
+  const char* no_sandbox = std::getenv("BACKENDBENCH_NO_SANDBOX");
+  pool.config.sandbox.enabled = r.workers.sandbox && !(no_sandbox && *no_sandbox && std::string(no_sandbox) != "0");
   return pool;
 }
 

@@ -40,6 +40,9 @@ struct WorkerSpec {
   std::optional<double> test_timeout_s;  // default: the suite's
   size_t memory_limit_mb = 0;         // RLIMIT_AS beyond a worker's start-up; 0: none
   double cpu_limit_s = 0;             // RLIMIT_CPU; 0: none
+  // Workers confine kernels (workers/sandbox.h); off by request (--no-sandbox)
+  // or with $BACKENDBENCH_NO_SANDBOX=1, with a loud warning.
+  bool sandbox = true;
   std::string executable;             // the worker binary; "": this executable
 };
 

@@ -4,6 +4,8 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -20,6 +22,8 @@
 #include "workers/limits.h"
 #include "workers/messages.h"
 #include "workers/process.h"
+#include "workers/reaper.h"
+#include "workers/sandbox.h"
 #include "workers/worker_loop.h"
 
 namespace backendbench::session {
@@ -36,6 +40,49 @@ std::string device_lock_key(c10::Device device) {
   return id.empty() ? "cuda" + std::to_string(device.index()) : "gpu-" + id;
 }
 
+// Confines this worker before any kernel code is loaded (workers/sandbox.h),
+// while it has one thread: Landlock binds the calling thread and its future
+// threads and children only.
+void enter_sandbox(const workers::WorkerConfig& config) {
+  workers::become_subreaper();  // every process a kernel starts stays this worker's, to be killed
+  const auto applied = workers::enter_sandbox(config.sandbox, ::getppid(), c10::Device(config.device).is_cuda());
+  std::string writable;
+  for (const auto& folder : applied.writable) writable += (writable.empty() ? "" : ", ") + folder;
+  BB_LOG(debug) << "worker " << ::getpid() << " sandboxed: seccomp " << (applied.seccomp ? "on" : "off")
+                << ", Landlock ABI " << applied.landlock_abi << ", writable: " << writable;
+  if (applied.threads > 1) {
+    BB_LOG(warning) << "sandbox: the worker had " << applied.threads
+                    << " threads when it entered Landlock; all but one are not confined by it";
+  }
+}
+
+// Kills what the test's kernel left running; a kernel that left a process
+// behind, or whose refusal by the sandbox it raised (PermissionError: a write
+// Landlock forbids), fails the test with SandboxViolation.
+void after_test(const runner::TestJob& job, runner::TestOutcome& outcome) {
+  const size_t left = workers::kill_descendants();
+  if (outcome.skipped) return;
+  std::optional<std::string> violation;
+  if (left > 0) {
+    violation = "the kernel left " + std::to_string(left) +
+                " process(es) running after its test; the sandbox killed them (docs/sandbox.md)";
+  }
+  for (const std::string* type : {outcome.correctness ? &outcome.correctness->error_type : nullptr,
+                                  outcome.performance ? &outcome.performance->error_type : nullptr}) {
+    if (!violation && type && *type == "PermissionError") {
+      const std::string& message = outcome.correctness ? outcome.correctness->error_msg : outcome.performance->error_msg;
+      violation = "the sandbox refused what the kernel tried (a write outside its scratch folder, a socket, a "
+                  "signal; docs/sandbox.md): " + (message.starts_with("PermissionError") ? "" : "PermissionError: ") +
+                  message;
+    }
+  }
+  if (!violation) return;
+  runner::TestOutcome failed = runner::failed_outcome(job, report::ErrorType::sandbox_violation, *violation);
+  failed.derived_from = outcome.derived_from;
+  failed.launch_floor_ms = outcome.launch_floor_ms;
+  outcome = std::move(failed);
+}
+
 }  // namespace
 
 int serve_as_worker() {
@@ -47,6 +94,14 @@ int serve_as_worker() {
   if (!frame) return 0;
   const workers::WorkerConfig config = workers::config_from_json(nlohmann::ordered_json::parse(*frame));
   if (auto level = log::level_from_name(config.log_level)) log::set_level(*level);
+  if (config.sandbox.enabled) {
+    try {
+      enter_sandbox(config);
+    } catch (const std::exception& e) {
+      workers::send_frame(fd, nlohmann::ordered_json{{"type", "fatal"}, {"message", e.what()}}.dump());
+      return 4;
+    }
+  }
 
   std::unique_ptr<backends::Backend> backend;
   Baselines baselines;
@@ -66,7 +121,9 @@ int serve_as_worker() {
       baselines = open_baselines(run.device, timing::BaselineCache::default_dir());
       run.baseline = baselines.store.get();
     }
-    lock = std::make_unique<workers::DeviceLock>(workers::device_lock_dir(), device_lock_key(run.device));
+    const std::filesystem::path lock_dir =
+        config.sandbox.lock_dir.empty() ? workers::device_lock_dir() : std::filesystem::path(config.sandbox.lock_dir);
+    lock = std::make_unique<workers::DeviceLock>(lock_dir, device_lock_key(run.device));
     // The launch floor is a timing too: measured with the device to itself.
     lock->hold(workers::DeviceLock::Mode::exclusive);
     floor_ms = runner::measure_launch_floor(run.device, run.timing);
@@ -77,11 +134,15 @@ int serve_as_worker() {
     return 4;
   }
   runner::TestExecutor executor(*backend, run, floor_ms);
-  return workers::serve_jobs(fd, {.executor = executor,
-                                  .device = run.device,
-                                  .launch_floor_ms = floor_ms,
-                                  .lock = lock.get(),
-                                  .baseline = baselines.store.get()});
+  const int status = workers::serve_jobs(
+      fd, {.executor = executor,
+           .device = run.device,
+           .launch_floor_ms = floor_ms,
+           .lock = lock.get(),
+           .baseline = baselines.store.get(),
+           .after_test = config.sandbox.enabled ? after_test : std::function<void(const runner::TestJob&, runner::TestOutcome&)>()});
+  if (config.sandbox.enabled) workers::kill_descendants();  // nothing outlives the worker
+  return status;
 }
 
 }  // namespace backendbench::session

@@ -22,7 +22,9 @@ Json to_json(const WorkerConfig& c) {
           {"baseline_cache", c.baseline_cache},
           {"log_level", c.log_level},
           {"memory_limit_mb", c.memory_limit_mb},
-          {"cpu_limit_s", c.cpu_limit_s}};
+          {"cpu_limit_s", c.cpu_limit_s},
+          {"sandbox",
+           {{"enabled", c.sandbox.enabled}, {"scratch_dir", c.sandbox.scratch_dir}, {"lock_dir", c.sandbox.lock_dir}}}};
 }
 
 WorkerConfig config_from_json(const Json& j) {
@@ -42,6 +44,10 @@ WorkerConfig config_from_json(const Json& j) {
   c.log_level = j.at("log_level").get<std::string>();
   c.memory_limit_mb = j.at("memory_limit_mb").get<size_t>();
   c.cpu_limit_s = j.at("cpu_limit_s").get<double>();
+  const Json& sandbox = j.at("sandbox");
+  c.sandbox = {.enabled = sandbox.at("enabled").get<bool>(),
+               .scratch_dir = sandbox.at("scratch_dir").get<std::string>(),
+               .lock_dir = sandbox.at("lock_dir").get<std::string>()};
   return c;
 }
 

@@ -19,6 +19,7 @@
 #include "backends/backend.h"
 #include "check/tolerance.h"
 #include "timing/timer.h"
+#include "workers/sandbox.h"
 
 namespace backendbench::workers {
 
@@ -36,6 +37,7 @@ struct WorkerConfig {
   std::string log_level = "INFO";
   size_t memory_limit_mb = 0;  // address space a worker may add after starting (0: no limit)
   double cpu_limit_s = 0;      // CPU time a worker may use (0: no limit)
+  SandboxConfig sandbox;       // workers/sandbox.h; the scratch folder is set per worker
 };
 
 nlohmann::ordered_json to_json(const WorkerConfig& config);

@@ -9,15 +9,21 @@
 #include <chrono>
 #include <cstdio>
 #include <deque>
+#include <filesystem>
 #include <optional>
 #include <unordered_map>
 
 #include "runner/job_json.h"
 #include "runner/phase.h"
 #include "util/log.h"
+#include "workers/device_lock.h"
 #include "workers/frames.h"
 #include "workers/process.h"
+#include "workers/reaper.h"
+#include "workers/sandbox.h"
 #include "workers/worker_loop.h"
+
+extern char** environ;
 
 namespace backendbench::workers {
 namespace {
@@ -80,6 +86,32 @@ std::string crash_reason(int status) {
   return reason;
 }
 
+// A worker that the seccomp filter killed: kernel code made a forbidden system call.
+bool stopped_by_sandbox(const WorkerConfig& config, int status) {
+  return config.sandbox.enabled && WIFSIGNALED(status) && WTERMSIG(status) == kSandboxSignal;
+}
+
+const char* kSandboxReason =
+    "the sandbox stopped a forbidden system call and killed the worker running this test (SIGSYS): kernel code "
+    "tried to trace or read another process (ptrace, process_vm_readv/writev), to signal the run, or to open a "
+    "network socket (docs/sandbox.md)";
+
+// Says once per process how the sandbox is short of whole, or that it is off.
+void warn_about_sandbox(bool enabled) {
+  static bool warned = false;
+  if (warned) return;
+  warned = true;
+  if (!enabled) {
+    BB_LOG(warning) << "**************** --no-sandbox: kernels run WITHOUT the sandbox: they may write any file you "
+                       "may (the run's results included), signal and trace your processes, read your environment's "
+                       "secrets and use the network; run only kernels you trust this way ****************";
+    return;
+  }
+  for (const std::string& gap : sandbox_gaps()) {
+    BB_LOG(warning) << "**************** SANDBOX INCOMPLETE: " << gap << " (docs/sandbox.md) ****************";
+  }
+}
+
 class Pool {
  public:
   Pool(const std::vector<runner::TestJob>& jobs, const std::vector<size_t>& todo, const PoolOptions& options,
@@ -98,6 +130,16 @@ class Pool {
       return key(a) < key(b);
     });
     for (const auto& device : options.worker_devices) slots_.push_back({.device = device});
+    warn_about_sandbox(config_.sandbox.enabled);
+    if (config_.sandbox.enabled) {
+      // Orphans of the workers' kernels come to the run, which kills them
+      // (processes it had before the pool are never touched).
+      was_subreaper_ = become_subreaper();
+      pool_started_ = ticks_now();
+      scratch_ = std::filesystem::temp_directory_path() / ("backendbench-sandbox-" + std::to_string(::getuid())) /
+                 ("run-" + std::to_string(::getpid()));
+      config_.sandbox.lock_dir = device_lock_dir().string();  // as the run sees it: workers' TMPDIR differs
+    }
   }
 
   ~Pool() {
@@ -107,6 +149,12 @@ class Pool {
     }
     for (Slot& slot : slots_) {
       if (slot.state != Slot::State::stopped) reap(slot.process, 5000);
+    }
+    if (config_.sandbox.enabled) {
+      sweep_leftovers();
+      std::error_code ec;
+      std::filesystem::remove_all(scratch_, ec);
+      if (!was_subreaper_) stop_being_subreaper();
     }
   }
 
@@ -127,16 +175,25 @@ class Pool {
  private:
   void start(Slot& slot) {
     slot.frames = FrameBuffer();
+    WorkerConfig config = config_;
+    config.device = slot.device;
+    std::vector<std::string> env;
+    if (config.sandbox.enabled) {
+      // A scratch folder of its own, which is its TMPDIR, and no secrets in its environment.
+      const auto scratch = scratch_ / ("worker-" + std::to_string(++started_));
+      std::error_code ec;
+      std::filesystem::create_directories(scratch, ec);
+      config.sandbox.scratch_dir = scratch.string();
+      env = worker_environment(environ, config.sandbox.scratch_dir);
+    }
     try {
-      slot.process = spawn_worker({executable_, "__worker"});
+      slot.process = spawn_worker({executable_, "__worker"}, config.sandbox.enabled ? &env : nullptr);
     } catch (const std::exception& e) {
       start_failed(slot, e.what());
       return;
     }
-    WorkerConfig config = config_;
-    config.device = slot.device;
     if (!send_frame(slot.process.socket, to_json(config).dump())) {
-      start_failed(slot, describe_exit(reap(slot.process, 2000)));
+      start_failed(slot, describe_exit(reap_worker(slot.process, 2000)));
       return;
     }
     slot.state = Slot::State::starting;
@@ -165,7 +222,7 @@ class Pool {
     }
     if (!send_frame(slot.process.socket, Json{{"type", "job"}, {"job", runner::to_json(job)}}.dump())) {
       pending_.push_front(index);  // it never reached the worker: not its fault
-      worker_lost(slot, runner::kWorkerCrash, crash_reason(reap(slot.process, 2000)));
+      worker_lost(slot, runner::kWorkerCrash, crash_reason(reap_worker(slot.process, 2000)));
       return;
     }
     slot.job = index;
@@ -205,9 +262,11 @@ class Pool {
     char buffer[1 << 16];
     const ssize_t n = ::read(slot.process.socket, buffer, sizeof buffer);
     if (n <= 0) {
-      const int status = reap(slot.process, 2000);
+      const int status = reap_worker(slot.process, 2000);
       if (slot.state == Slot::State::starting) {
         start_failed(slot, "the worker " + describe_exit(status));
+      } else if (stopped_by_sandbox(config_, status)) {
+        worker_lost(slot, report::ErrorType::sandbox_violation, kSandboxReason, /*retry=*/false);
       } else {
         worker_lost(slot, runner::kWorkerCrash, crash_reason(status));
       }
@@ -219,7 +278,7 @@ class Pool {
       if (slot.state == Slot::State::stopped) return;
     }
     if (slot.frames.corrupt()) {
-      reap(slot.process, 0);
+      reap_worker(slot.process, 0);
       worker_lost(slot, runner::kWorkerCrash, "the worker's messages were corrupted (kernel code wrote into its socket?)");
     }
   }
@@ -248,7 +307,7 @@ class Pool {
       slot.job.reset();
       slot.state = Slot::State::idle;
       if (message.value("context_lost", false)) {
-        const int status = reap(slot.process, 5000);
+        const int status = reap_worker(slot.process, 5000);
         slot.state = Slot::State::stopped;
         job_lost(index, runner::kWorkerCrash, "the test lost the device context (" + describe_exit(status) + ")", &outcome);
       } else {
@@ -282,7 +341,7 @@ class Pool {
     const Slot::State state = slot.state;
     const bool out_of_budget = state == Slot::State::running && bounded(slot.phase) &&
                                Clock::now() < slot.overall_deadline;
-    reap(slot.process, 0);
+    reap_worker(slot.process, 0);
     if (state == Slot::State::starting) {
       start_failed(slot, "the worker did not start within " + std::to_string(options_.start_timeout_s) + " s");
     } else if (state == Slot::State::loading) {
@@ -299,19 +358,47 @@ class Pool {
     }
   }
 
-  // The worker (already reaped) is gone; its test, if any, is retried or recorded.
-  void worker_lost(Slot& slot, report::ErrorType type, const std::string& reason) {
+  // A worker's wait status, once it has ended (or been killed after
+  // `grace_ms`); then whatever its kernels left running is killed.
+  int reap_worker(Process& process, int grace_ms) {
+    const int status = reap(process, grace_ms);
+    sweep_leftovers();
+    return status;
+  }
+
+  // Kills the processes that came to the run from dead workers (it is their
+  // subreaper): any child of the run that is not a worker and started after the pool.
+  void sweep_leftovers() {
+    if (!config_.sandbox.enabled) return;
+    const size_t killed = kill_descendants([&](pid_t child) {
+      for (const Slot& slot : slots_) {
+        if (slot.state != Slot::State::stopped && slot.process.pid == child) return true;
+      }
+      return start_ticks(child) < pool_started_;
+    });
+    if (killed > 0) BB_LOG(warning) << "killed " << killed << " process(es) left running by a dead worker's kernel";
+  }
+
+  // The worker (already reaped) is gone; its test, if any, is retried or
+  // recorded (at once when `retry` is false: the kernel's deliberate doing).
+  void worker_lost(Slot& slot, report::ErrorType type, const std::string& reason, bool retry = true) {
     slot.state = Slot::State::stopped;
     if (!slot.job) return;
     const size_t index = *slot.job;
     slot.job.reset();
-    job_lost(index, type, reason, nullptr);
+    job_lost(index, type, reason, nullptr, retry);
   }
 
   // A test whose worker was lost runs once more in a fresh worker; a second
   // loss is its result (`reported`: the test's own outcome, when it sent one).
-  void job_lost(size_t index, report::ErrorType type, const std::string& reason, const runner::TestOutcome* reported) {
+  void job_lost(size_t index, report::ErrorType type, const std::string& reason, const runner::TestOutcome* reported,
+                bool retry = true) {
     const runner::TestJob& job = jobs_[index];
+    if (!retry) {
+      BB_LOG(warning) << job.op_name << " " << job.input.args_text << ": " << report::to_string(type) << ": " << reason;
+      finish(index, runner::failed_outcome(job, type, reason));
+      return;
+    }
     if (++losses_[index] < 2) {
       BB_LOG(warning) << job.op_name << " " << job.input.args_text << ": " << reason
                       << "; running the test once more in a fresh worker";
@@ -361,6 +448,13 @@ class Pool {
   std::vector<int> losses_;                        // workers lost under each job
   std::unordered_map<std::string, bool> correct_;  // "op|args" -> its correctness test passed
   std::unordered_map<std::string, std::string> excluded_;  // "op|args" -> why its correctness test left it out
+  // The sandbox (config_.sandbox.enabled): the workers' scratch folders, how
+  // many workers started, when the pool started (clock ticks since boot), and
+  // whether the run was a subreaper before.
+  std::filesystem::path scratch_;
+  size_t started_ = 0;
+  unsigned long long pool_started_ = 0;
+  bool was_subreaper_ = false;
 };
 
 }  // namespace

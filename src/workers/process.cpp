@@ -16,7 +16,7 @@ extern char** environ;
 
 namespace backendbench::workers {
 
-Process spawn_worker(const std::vector<std::string>& argv) {
+Process spawn_worker(const std::vector<std::string>& argv, const std::vector<std::string>* env) {
   int fds[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
     throw std::runtime_error(std::string("cannot create a socket for a worker: ") + std::strerror(errno));
@@ -29,8 +29,15 @@ Process spawn_worker(const std::vector<std::string>& argv) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  // The environment is chosen here, before the worker runs: a secret removed
+  // later would still be in the memory of its start-up (and /proc/<pid>/environ).
+  std::vector<char*> envp;
+  if (env) {
+    for (const auto& e : *env) envp.push_back(const_cast<char*>(e.c_str()));
+    envp.push_back(nullptr);
+  }
   pid_t pid = -1;
-  const int error = ::posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  const int error = ::posix_spawn(&pid, args[0], &actions, nullptr, args.data(), env ? envp.data() : environ);
   posix_spawn_file_actions_destroy(&actions);
   ::close(fds[1]);
   if (error != 0) {

@@ -19,8 +19,9 @@ struct Process {
 
 // Starts `argv` (argv[0] is the executable) with the other end of a new socket
 // on kWorkerSocketFd and its stdout sent to stderr, so that kernel code
-// printing cannot corrupt the framing. Throws std::runtime_error when it cannot.
-Process spawn_worker(const std::vector<std::string>& argv);
+// printing cannot corrupt the framing. `env`: its environment (NAME=value
+// entries; null: this process's). Throws std::runtime_error when it cannot.
+Process spawn_worker(const std::vector<std::string>& argv, const std::vector<std::string>* env = nullptr);
 
 // How a process ended, in words: "exited with status 3", "killed by signal 11
 // (SIGSEGV, segmentation fault)".

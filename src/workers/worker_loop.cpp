@@ -99,6 +99,7 @@ int serve_jobs(int fd, const WorkerSide& w) {
     if (!sender.send({{"type", "started"}, {"id", job.id}})) return 0;
     runner::TestOutcome outcome = w.executor.run(job);
     phases.hold(DeviceLock::Mode::none);
+    if (w.after_test) w.after_test(job, outcome);
     // Sticky device errors surface on the next synchronization.
     const bool context_lost =
         w.device.is_cuda() && failed(outcome) && runner::capture([&] { timing::synchronize(w.device); }).has_value();

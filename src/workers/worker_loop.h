@@ -4,6 +4,8 @@
 // candidate's phases) and holding the device lock as the phase needs.
 #pragma once
 
+#include <functional>
+
 #include <c10/core/Device.h>
 
 #include "runner/executor.h"
@@ -18,6 +20,9 @@ struct WorkerSide {
   double launch_floor_ms = 0;
   DeviceLock* lock = nullptr;                 // null: no other process shares the device's timing
   timing::BaselineStore* baseline = nullptr;  // null: no baseline cache
+  // Runs after each test, before its result is sent (the sandbox's clean-up,
+  // which may fail the test: session/worker.cpp).
+  std::function<void(const runner::TestJob&, runner::TestOutcome&)> after_test;
 };
 
 // Sends "ready", then serves jobs from `fd` until the run closes the socket;

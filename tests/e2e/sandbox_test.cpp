@@ -1,0 +1,163 @@
+// End to end, the real binary: Python kernels that attack the run from their
+// worker (tests/fixtures/sandbox_kernels_cpu, one folder per attack, each a
+// relu kernel) run next to an honest kernel (add.Tensor from the examples).
+// Each attack is stopped and its tests recorded with the verdict it gets; the
+// run ends as usual and the honest operator's results are whole and correct.
+// See docs/sandbox.md.
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <regex>
+#include <thread>
+
+#include "cli_harness.h"
+
+namespace backendbench::e2e {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* kTrace = R"(Operator: aten.relu.default
+cnt: 1, ((T([64, 32], f32),), {})
+Operator: aten.add.Tensor
+cnt: 1, ((T([16, 16], f32), T([16, 16], f32)), {})
+)";
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+class Sandbox : public CliTest {
+ protected:
+  // Runs the attack's relu kernel next to the honest add.Tensor kernel, with
+  // `env` (NAME='value' words) before the command; the results are in out/.
+  Outcome run_attack(const std::string& attack, const std::string& env = "", const std::string& flags = "") {
+    fs::create_directories(dir_ / "kernels");
+    fs::copy(fs::path(BACKENDBENCH_SOURCE_DIR) / "examples" / "kernels_python" / "add__Tensor",
+             dir_ / "kernels" / "add__Tensor", fs::copy_options::recursive);
+    fs::copy(fixture("sandbox_kernels_cpu") / attack, dir_ / "kernels",
+             fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+    write("t.txt", kTrace);
+    return run_under(env, "--suite torchbench --data t.txt --backend directory --ops-directory kernels --device cpu "
+                          "--num-workers 1 --test-timeout 60 --log-dir out " + flags);
+  }
+
+  std::map<std::string, nlohmann::json> results() { return tests_by_key(read_json(dir_ / "out" / "full_results.json")); }
+
+  // The run ended as usual: exit 0, the scores printed, every test reported,
+  // and the honest operator's tests passed.
+  void expect_run_whole(const Outcome& o) {
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    EXPECT_TRUE(has(o.out, "correctness score")) << o.out << o.err;
+    const auto tests = results();
+    EXPECT_EQ(tests.size(), 4u) << "a correctness and a performance test per operator";
+    size_t honest = 0;
+    for (const auto& [key, r] : tests) {
+      if (r["op_name"] != "add.Tensor") continue;
+      ++honest;
+      if (r["test_type"] == "correctness") EXPECT_TRUE(r["is_correct"].get<bool>()) << r.dump();
+      else EXPECT_TRUE(r["successfully_ran"].get<bool>()) << r.dump();
+    }
+    EXPECT_EQ(honest, 2u);
+  }
+
+  // relu's test of `kind` ("correctness", "performance").
+  nlohmann::json relu(const std::string& kind) {
+    for (const auto& [key, r] : results()) {
+      if (r["op_name"] == "relu.default" && r["test_type"] == kind) return r;
+    }
+    ADD_FAILURE() << "no " << kind << " test of relu";
+    return nlohmann::json::object();
+  }
+
+  // Both of relu's tests failed with `type`, the message naming `part`.
+  void expect_relu_failed(const std::string& type, const std::string& part) {
+    for (const std::string kind : {"correctness", "performance"}) {
+      const auto r = relu(kind);
+      EXPECT_FALSE(r.value(kind == "correctness" ? "is_correct" : "successfully_ran", true)) << r.dump();
+      EXPECT_EQ(r.value("error_type", ""), type) << r.dump();
+      EXPECT_TRUE(has(r.value("error_msg", ""), part)) << r.dump();
+    }
+  }
+};
+
+TEST_F(Sandbox, KillingTheRunIsASandboxViolationAndTheRunResumes) {
+  const Outcome o = run_attack("kill_parent");
+  expect_run_whole(o);
+  expect_relu_failed("SandboxViolation", "signal the run");
+  // --resume finds every test in the journal: nothing runs again, nothing is lost.
+  const Outcome resumed = run_under("", "--suite torchbench --data t.txt --backend directory --ops-directory kernels "
+                                        "--device cpu --num-workers 1 --log-dir out --resume");
+  expect_run_whole(resumed);
+  expect_relu_failed("SandboxViolation", "signal the run");
+}
+
+TEST_F(Sandbox, PtraceOfTheRunIsASandboxViolation) {
+  expect_run_whole(run_attack("ptrace_parent"));
+  expect_relu_failed("SandboxViolation", "ptrace");
+}
+
+TEST_F(Sandbox, ReadingTheRunsMemoryIsASandboxViolation) {
+  expect_run_whole(run_attack("read_parent_memory"));
+  expect_relu_failed("SandboxViolation", "process_vm_readv");
+}
+
+TEST_F(Sandbox, OpeningANetworkSocketIsASandboxViolation) {
+  expect_run_whole(run_attack("network_socket"));
+  expect_relu_failed("SandboxViolation", "network socket");
+}
+
+TEST_F(Sandbox, WritingIntoTheLogFolderIsRefused) {
+  expect_run_whole(run_attack("write_log_folder"));
+  expect_relu_failed("SandboxViolation", "Permission denied");
+  EXPECT_FALSE(has(read_file(dir_ / "out" / "full_results.json"), "forged"));
+  EXPECT_FALSE(has(read_file(dir_ / "out" / "journal.jsonl"), "forged"));
+}
+
+TEST_F(Sandbox, WritingIntoTheUsersHomeIsRefused) {
+  fs::create_directories(dir_ / "home");
+  expect_run_whole(run_attack("write_home", "HOME='" + (dir_ / "home").string() + "'"));
+  expect_relu_failed("SandboxViolation", "Permission denied");
+  EXPECT_FALSE(fs::exists(dir_ / "home" / "pwned.txt"));
+}
+
+// The kernel's detached process (double-forked, setsid'ed, polling to rewrite
+// full_results.json) is killed after the test that started it: it is gone when
+// the run ends, and the results stay as the run wrote them.
+TEST_F(Sandbox, ADetachedProcessDiesWithItsTestAndCannotRewriteTheResults) {
+  const Outcome o = run_attack("detached_rewriter");
+  expect_run_whole(o);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(o.err, m, std::regex("DETACHED_PID=(\\d+)"))) << o.err;
+  const pid_t detached = std::stoi(m[1]);
+  EXPECT_FALSE(fs::exists("/proc/" + std::to_string(detached))) << "the detached process survived the run";
+  const auto r = relu("correctness");
+  EXPECT_EQ(r.value("error_type", ""), "SandboxViolation") << r.dump();
+  EXPECT_TRUE(has(r.value("error_msg", ""), "left 1 process(es) running")) << r.dump();
+  const std::string written = read_file(dir_ / "out" / "full_results.json");
+  std::this_thread::sleep_for(std::chrono::seconds(2));  // it polled every 0.1 s while it lived
+  EXPECT_EQ(read_file(dir_ / "out" / "full_results.json"), written);
+  EXPECT_FALSE(has(written, "forged"));
+}
+
+const std::string kSecrets = "ANTHROPIC_API_KEY='sk-sandbox-test-1' OPENAI_API_KEY='sk-sandbox-test-2' "
+                             "MY_SERVICE_TOKEN='sk-sandbox-test-3'";
+
+TEST_F(Sandbox, ApiKeysAreNotInTheWorkersEnvironment) {
+  const Outcome o = run_attack("read_secrets", kSecrets);
+  expect_run_whole(o);
+  EXPECT_TRUE(relu("correctness").value("is_correct", false)) << relu("correctness").dump();
+  EXPECT_TRUE(relu("performance").value("successfully_ran", false)) << relu("performance").dump();
+  EXPECT_FALSE(has(o.err, "sk-sandbox-test")) << o.err;
+  EXPECT_FALSE(has(read_file(dir_ / "out" / "full_results.json"), "sk-sandbox-test"));
+}
+
+// The switch: without the sandbox the same kernel finds the keys, and the run says loudly that it is off.
+TEST_F(Sandbox, NoSandboxRunsWithoutItAndSaysSo) {
+  const Outcome o = run_attack("read_secrets", kSecrets, "--no-sandbox");
+  expect_run_whole(o);
+  EXPECT_TRUE(has(o.err, "--no-sandbox: kernels run WITHOUT the sandbox")) << o.err;
+  EXPECT_TRUE(has(relu("correctness").value("error_msg", ""), "found ANTHROPIC_API_KEY")) << relu("correctness").dump();
+}
+
+}  // namespace
+}  // namespace backendbench::e2e
