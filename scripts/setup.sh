@@ -56,12 +56,12 @@ command -v mpirun >/dev/null || missing+=(openmpi-bin)
 command -v cmake >/dev/null || missing+=(cmake)
 command -v ninja >/dev/null || missing+=(ninja-build)
 command -v g++ >/dev/null || missing+=(g++)
+# The kernel sandbox's seccomp filter (src/workers/sandbox.h).
+have_file /usr/include/seccomp.h || missing+=(libseccomp-dev)
 # The HTML reports' browser tests: Chromium renders them, zlib reads the screenshots.
 if [ $tests = 1 ]; then
   command -v chromium >/dev/null || missing+=(chromium)
   have_file /usr/include/zlib.h || missing+=(zlib1g-dev)
-# The kernel sandbox's seccomp filter (src/workers/sandbox.h).
-have_file /usr/include/seccomp.h || missing+=(libseccomp-dev)
 fi
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
