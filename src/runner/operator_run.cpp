@@ -16,6 +16,7 @@
 #include "observe/linked_symbols.h"
 #include "ops/bind.h"
 #include "roofline/annotate.h"
+#include "runner/aten_kernels.h"
 #include "runner/global_state.h"
 #include "runner/phase.h"
 #include "runner/prepare.h"
@@ -287,6 +288,10 @@ std::optional<CandidateRun> OperatorRun::run_checked(const torch::jit::Stack& in
     return std::nullopt;
   }
   if (auto f = borrowed_work(candidate, reference)) {
+    out.failure = with_context(*f, context);
+    return std::nullopt;
+  }
+  if (auto f = aten_kernels_reused(op_, inputs, options_.device, kernel_.language, candidate.gpu_kernels)) {
     out.failure = with_context(*f, context);
     return std::nullopt;
   }

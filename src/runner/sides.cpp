@@ -160,6 +160,7 @@ std::variant<CandidateRun, Failure> run_candidate(const backends::Kernel& kernel
     return Failure(report::ErrorType::global_state_changed, describe_global_changes(changed));
   }
   run.stray_work = watch.finish();
+  run.gpu_kernels = watch.kernels();
   run.moved = moved_since(storages, run.inputs, written);
   return run;
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <variant>
 #include <vector>
 
@@ -52,6 +53,9 @@ struct CandidateRun {
   // GPU work it left on another stream, launched from another thread, or
   // after it returned, in words ("" when none; timing/gpu_activity.h).
   std::string stray_work;
+  // The GPU kernels it launched (CUPTI's mangled names; empty without CUPTI): ATen's own are a fallback
+  // (runner/aten_kernels.h).
+  std::vector<std::string> gpu_kernels;
   // Written arguments the call gave new memory (self.set_(result)) rather than wrote.
   std::vector<size_t> moved;
 };

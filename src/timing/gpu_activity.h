@@ -6,7 +6,12 @@
 // the call's work, gaps between its kernels left out, as Nsight Compute does). Stray work fails the
 // candidate's test with SideStreamWork:
 //   - work a tagged call launched on another stream (or device) than the one
-//     current when the window opened: the caller's stream never waits for it;
+//     current when the window opened, unless the call made the current stream
+//     wait for it before returning (stream_order below: an event recorded on
+//     that stream after the work, a cudaStreamWaitEvent of the current stream
+//     on that very record, directly or through other streams, all seen in
+//     CUPTI's event and synchronization records). Work only waited for on the
+//     host (cudaStreamSynchronize) is not ordered before the caller's stream;
 //   - work launched while a window is open by any thread other than the ones
 //     that made the tagged calls: a host thread doing the kernel's work,
 //     perhaps after the call returned.
@@ -21,6 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -36,8 +42,11 @@ struct CallWork {
   size_t records = 0;  // kernels, copies and sets
   uint64_t first_start_ns = 0, last_end_ns = 0;
   uint64_t busy_ns = 0;       // while at least one record ran (records overlapping on two streams count once)
-  size_t off_stream = 0;      // records on another stream or device than the one current when the window opened
-  std::string off_stream_example;  // one of them, described
+  // Records on another stream or device than the one current when the window opened that the current
+  // stream was not made to wait for by the call (stream_order below); those it was made to wait for.
+  size_t off_stream = 0, off_stream_ordered = 0;
+  std::string off_stream_example;  // one of the unordered ones, described
+  std::vector<const char*> kernels;  // the distinct kernels it launched: CUPTI's (mangled) names, kept for the process
   double span_ms() const { return records ? static_cast<double>(last_end_ns - first_start_ns) / 1e6 : 0.0; }
   // The device's time on the call's work, without the gaps between its kernels: what Nsight Compute
   // sums, and the kernel-mode sample.
@@ -54,6 +63,39 @@ struct WindowWork {
 
 // The time covered by the intervals [start, end), each instant counted once.
 uint64_t covered_ns(std::vector<std::pair<uint64_t, uint64_t>> intervals);
+
+// Stream order, proved from CUPTI's records alone. Operations queued on one
+// stream run in the order they were queued, which is the order of their API
+// calls' correlation ids (one thread, one counter). cudaEventRecord(e, S)
+// captures everything queued on S before it; cudaStreamWaitEvent(T, e) makes
+// everything queued on T after it wait for the record of e it names (CUPTI's
+// cudaEventSyncId ties the wait to that very record, not to a later one).
+namespace stream_order {
+
+struct Stream {  // CUPTI's context and stream ids
+  uint32_t context = 0, stream = 0;
+  auto operator<=>(const Stream&) const = default;
+};
+struct EventRecord {  // cudaEventRecord: `sync_id` names this record of the event
+  uint64_t sync_id = 0;
+  Stream stream;
+  uint32_t correlation = 0;
+};
+struct StreamWait {  // cudaStreamWaitEvent of `stream` on the record `sync_id`
+  uint64_t sync_id = 0;
+  Stream stream;
+  uint32_t correlation = 0;
+};
+
+// For each stream, the correlation id below which every operation queued on
+// it runs before anything queued on `caller` after all of `waits` (the waits
+// made by the call, so: after the call returned). `caller` itself: no bound.
+std::map<Stream, uint64_t> ordered_before(Stream caller, const std::vector<EventRecord>& records,
+                                          const std::vector<StreamWait>& waits);
+// Whether the operation with API correlation id `correlation`, queued on `stream`, is among them.
+bool is_ordered(const std::map<Stream, uint64_t>& bounds, Stream stream, uint32_t correlation);
+
+}  // namespace stream_order
 
 // In words ("" when there is none): the records of the calls `tags` off the
 // current stream; the records other threads launched.
@@ -74,6 +116,21 @@ std::string gpu_timing_source(c10::Device device);
 // which include that time, are drawn without it. Recording otherwise stays on
 // between windows (turning it on costs more than recording other work).
 void pause_gpu_activity();
+
+// While alive, the GPU work this thread launches is the engine's (recorded,
+// never reported), inside a tagged call too: the allocation, copy and fill
+// work of ATen's nested calls when ATen's own kernels of an operator are
+// learned (runner/aten_kernels.h). Nothing while no window records.
+class EngineWorkScope {
+ public:
+  EngineWorkScope();
+  ~EngineWorkScope();
+  EngineWorkScope(const EngineWorkScope&) = delete;
+  EngineWorkScope& operator=(const EngineWorkScope&) = delete;
+
+ private:
+  bool pushed_ = false;
+};
 
 // Records the GPU work of tagged calls while alive (one window at a time per
 // process). Opening waits for the device; records of earlier work are dropped.
@@ -108,11 +165,16 @@ class GpuWorkWatch {
   void run(const std::function<void()>& call);  // the watched call
   // Waits for the device; the stray work in words ("" when none).
   std::string finish();
+  // Whether the watch records (a CUDA device, CUPTI, no other window open).
+  bool recording() const { return window_ != nullptr; }
+  // After finish(): the distinct kernels the watched calls launched (CUPTI's mangled names).
+  const std::vector<std::string>& kernels() const { return kernels_; }
 
  private:
   c10::Device device_;
   std::unique_ptr<ActivityWindow> window_;  // null on the CPU
   std::vector<uint64_t> tags_;
+  std::vector<std::string> kernels_;
 };
 
 }  // namespace backendbench::timing

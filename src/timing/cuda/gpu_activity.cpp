@@ -37,6 +37,16 @@ constexpr size_t kBufferBytes = size_t{8} << 20;
 constexpr CUpti_ActivityKind kKinds[] = {
     CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
     CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER};
+// Event records and stream waits prove work on other streams ordered before
+// the caller's stream (gpu_activity.h, stream_order). Their records carry
+// cudaEventSyncId from CUPTI 13 on; without them (older headers, or a
+// libcupti refusing the kinds) all work off the current stream is stray.
+#if CUPTI_API_VERSION >= 130000
+#define BB_STREAM_ORDER_RECORDS 1
+constexpr CUpti_ActivityKind kOrderKinds[] = {CUPTI_ACTIVITY_KIND_CUDA_EVENT, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION};
+#else
+#define BB_STREAM_ORDER_RECORDS 0
+#endif
 
 enum class Op : uint8_t { kernel, copy, set };
 
@@ -65,6 +75,8 @@ struct Api {
 // tag and the launching thread of the API call behind each.
 struct Batch {
   std::vector<GpuRecord> records;
+  std::vector<stream_order::EventRecord> events;  // cudaEventRecord
+  std::vector<stream_order::StreamWait> waits;    // cudaStreamWaitEvent
   std::vector<std::pair<uint32_t, uint64_t>> tags;     // correlation id -> tag
   std::vector<std::pair<uint32_t, uint32_t>> threads;  // correlation id -> thread
   size_t dropped = 0;
@@ -147,6 +159,20 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* b
         records.push_back({m->start, m->end, m->deviceId, m->contextId, m->streamId, m->correlationId, Op::set, nullptr});
         break;
       }
+#if BB_STREAM_ORDER_RECORDS
+      case CUPTI_ACTIVITY_KIND_CUDA_EVENT: {
+        const auto* e = reinterpret_cast<const CUpti_ActivityCudaEvent2*>(record);
+        batch.events.push_back({e->cudaEventSyncId, {e->contextId, e->streamId}, e->correlationId});
+        break;
+      }
+      case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
+        const auto* y = reinterpret_cast<const CUpti_ActivitySynchronization2*>(record);
+        if (y->type == CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT && y->returnValue == 0) {
+          batch.waits.push_back({y->cudaEventSyncId, {y->contextId, y->streamId}, y->correlationId});
+        }
+        break;
+      }
+#endif
       case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
         const auto* e = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
         if (e->externalKind == kTagKind) batch.tags.emplace_back(e->correlationId, e->externalId);
@@ -169,6 +195,8 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* b
   p.records.insert(p.records.end(), batch.records.begin(), batch.records.end());
   p.tags.insert(p.tags.end(), batch.tags.begin(), batch.tags.end());
   p.threads.insert(p.threads.end(), batch.threads.begin(), batch.threads.end());
+  p.events.insert(p.events.end(), batch.events.begin(), batch.events.end());
+  p.waits.insert(p.waits.end(), batch.waits.begin(), batch.waits.end());
   p.dropped += batch.dropped;
   s.spare.push_back(buffer);
 }
@@ -186,13 +214,28 @@ std::filesystem::path torch_lib_dir() {
   return std::filesystem::path(info.dli_fname).parent_path();
 }
 
-// Turns the record kinds on (or off); the first failure in words.
+// Turns the record kinds on (or off); the first failure in words. The
+// stream-order kinds are optional: refused, work off the current stream is
+// judged without them (all of it stray).
 std::string switch_kinds(bool on) {
   for (CUpti_ActivityKind kind : kKinds) {
     const CUptiResult r = on ? api().enable(kind) : api().disable(kind);
     if (r != CUPTI_SUCCESS) return std::string(on ? "enabling" : "disabling") + " activity kind " +
                                    std::to_string(static_cast<int>(kind)) + ": " + result_text(r);
   }
+#if BB_STREAM_ORDER_RECORDS
+  for (CUpti_ActivityKind kind : kOrderKinds) {
+    const CUptiResult r = on ? api().enable(kind) : api().disable(kind);
+    if (r != CUPTI_SUCCESS && on) {
+      static std::once_flag warned;
+      std::call_once(warned, [&] {
+        BB_LOG(warning) << "CUPTI refused activity kind " << static_cast<int>(kind) << " (" << result_text(r)
+                        << "): work a call queues on another stream is stray even where the call makes the "
+                           "current stream wait for it";
+      });
+    }
+  }
+#endif
   return "";
 }
 
@@ -279,6 +322,23 @@ class TagScope {
   TagScope(const TagScope&) = delete;
   TagScope& operator=(const TagScope&) = delete;
 };
+
+}  // namespace
+
+EngineWorkScope::EngineWorkScope() {
+  Cupti& c = cupti();
+  if (!c.window_open || !unavailable_now().empty()) return;
+  api().push(kTagKind, kEngineTag);
+  pushed_ = true;
+}
+
+EngineWorkScope::~EngineWorkScope() {
+  if (!pushed_) return;
+  uint64_t last = 0;
+  api().pop(kTagKind, &last);
+}
+
+namespace {
 
 std::string describe(const GpuRecord& r) {
   std::string what;
@@ -398,6 +458,7 @@ WindowWork ActivityWindow::collect() {
     }
   }
   std::unordered_map<uint64_t, std::vector<std::pair<uint64_t, uint64_t>>> intervals;  // by tag: [start, end)
+  std::unordered_map<uint64_t, std::vector<const GpuRecord*>> elsewhere_by_tag;  // off the current stream
   for (const GpuRecord& r : batch.records) {
     const uint64_t tag = tag_of(r);
     if (tag == kEngineTag) continue;
@@ -412,12 +473,30 @@ WindowWork ActivityWindow::collect() {
     call.last_end_ns = call.records == 0 ? r.end : std::max(call.last_end_ns, r.end);
     if (r.end > r.start) intervals[tag].emplace_back(r.start, r.end);
     ++call.records;
-    const bool elsewhere = s.stream_known && (r.device != s.device_id || r.context != s.context || r.stream != s.stream);
-    if (elsewhere && call.off_stream++ == 0) {
-      call.off_stream_example = describe(r) + ", the current stream being " + std::to_string(s.stream);
+    if (r.op == Op::kernel && r.name && std::find(call.kernels.begin(), call.kernels.end(), r.name) == call.kernels.end()) {
+      call.kernels.push_back(r.name);
     }
+    const bool elsewhere = s.stream_known && (r.device != s.device_id || r.context != s.context || r.stream != s.stream);
+    if (elsewhere) elsewhere_by_tag[tag].push_back(&r);
   }
   for (auto& [tag, spans] : intervals) work.calls[tag].busy_ns = covered_ns(std::move(spans));
+  // Work off the current stream is stray unless the call itself (its own
+  // waits, on its thread) made the current stream wait for it.
+  for (const auto& [tag, records] : elsewhere_by_tag) {
+    std::vector<stream_order::StreamWait> waits;
+    for (const stream_order::StreamWait& w : batch.waits) {
+      if (const auto t = s.tags.find(w.correlation); t != s.tags.end() && t->second == tag) waits.push_back(w);
+    }
+    const auto bounds = stream_order::ordered_before({s.context, s.stream}, batch.events, waits);
+    CallWork& call = work.calls[tag];
+    for (const GpuRecord* r : records) {
+      if (r->device == s.device_id && stream_order::is_ordered(bounds, {r->context, r->stream}, r->correlation)) {
+        ++call.off_stream_ordered;
+      } else if (call.off_stream++ == 0) {
+        call.off_stream_example = describe(*r) + ", the current stream being " + std::to_string(s.stream);
+      }
+    }
+  }
   return work;
 }
 

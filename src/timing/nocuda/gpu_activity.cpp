@@ -23,6 +23,9 @@ std::string gpu_timing_source(c10::Device device) {
 
 void pause_gpu_activity() {}
 
+EngineWorkScope::EngineWorkScope() { (void)pushed_; }
+EngineWorkScope::~EngineWorkScope() = default;
+
 ActivityWindow::ActivityWindow(c10::Device) {}
 ActivityWindow::~ActivityWindow() = default;
 bool ActivityWindow::active() const { return false; }
