@@ -71,9 +71,9 @@ void after_test(const runner::TestJob& job, runner::TestOutcome& outcome) {
                                   outcome.performance ? &outcome.performance->error_type : nullptr}) {
     if (!violation && type && *type == "PermissionError") {
       const std::string& message = outcome.correctness ? outcome.correctness->error_msg : outcome.performance->error_msg;
-      violation = "the sandbox refused what the kernel tried (a write outside its scratch folder, a socket, a "
-                  "signal; docs/sandbox.md): " + (message.starts_with("PermissionError") ? "" : "PermissionError: ") +
-                  message;
+      violation = std::string("the sandbox refused what the kernel tried (a write outside its scratch folder, a "
+                              "socket, a signal; docs/sandbox.md): ") +
+                  (message.starts_with("PermissionError") ? "" : "PermissionError: ") + message;
     }
   }
   if (!violation) return;

@@ -242,6 +242,8 @@ std::vector<fs::path> writable_folders(const SandboxConfig& config, bool cuda) {
        cuda},
       {first({env_path("TORCH_EXTENSIONS_DIR"), xdg_cache.empty() ? fs::path() : xdg_cache / "torch_extensions"}), cuda},
       {env_path("TORCHINDUCTOR_CACHE_DIR"), cuda},
+      {first({env_path("PYTORCH_KERNEL_CACHE_PATH"), xdg_cache.empty() ? fs::path() : xdg_cache / "torch" / "kernels"}),
+       cuda},  // torch's jiterator kernels
       {first({env_path("CUDA_CACHE_PATH"), home.empty() ? fs::path() : home / ".nv" / "ComputeCache"}), cuda},
   };
   std::vector<fs::path> writable;
