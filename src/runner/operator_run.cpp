@@ -235,6 +235,7 @@ OperatorRun::Checked OperatorRun::check(const data::InputRecord& input) {
     return out;
   }
   const torch::jit::Stack inputs = std::move(std::get<torch::jit::Stack>(made));
+  const InputLayout layout(inputs, rules_.written_indices);
   auto referenced = run_reference(op_, inputs, device, observe_, rules_.written_indices);
   if (auto* f = std::get_if<Failure>(&referenced)) {
     out.excluded = aten_raised(device, *f);
@@ -264,7 +265,7 @@ OperatorRun::Checked OperatorRun::check(const data::InputRecord& input) {
     out.failure = first.failure;
     return out;
   }
-  check_fresh_values(input, seed, reference, candidate, first, out);
+  check_fresh_values(input, seed, reference, candidate, first, layout, out);
   if (out.failure) return out;
   check_neighbour_shape(input, seed, first, out);
   return out;
@@ -306,7 +307,8 @@ std::optional<CandidateRun> OperatorRun::run_checked(const torch::jit::Stack& in
 // written into the buffers the candidate just had: a result cached by shape or
 // by address is stale.
 void OperatorRun::check_fresh_values(const data::InputRecord& input, uint64_t seed, const ReferenceRun& first_reference,
-                                     const CandidateRun& first, const Verdict& first_verdict, Checked& out) {
+                                     const CandidateRun& first, const Verdict& first_verdict, const InputLayout& layout,
+                                     Checked& out) {
   const c10::Device device = options_.device;
   const uint64_t fresh_seed = inputs::hidden_seed(seed, options_.secret, kFreshValues);
   auto made = prepare_inputs(op_, *input.args, device, fresh_seed);
@@ -320,6 +322,9 @@ void OperatorRun::check_fresh_values(const data::InputRecord& input, uint64_t se
   auto referenced = run_reference(op_, fresh, device, observe_, rules_.written_indices);
   if (std::holds_alternative<Failure>(referenced)) return out.note("FRESH_INPUT_REJECTED_BY_ATEN");
   const ReferenceRun& reference = std::get<ReferenceRun>(referenced);
+  // The buffers as the suite's input defined them (storage, sizes, strides, offset: the first call may have
+  // changed them, as unsqueeze_ does), then the fresh values (and their layout) written into them.
+  layout.restore();
   const bool same_buffers = refill_inputs(first.inputs, fresh);
   const torch::jit::Stack candidate_inputs = same_buffers ? first.inputs : copy_inputs(fresh);
   const std::string context =
@@ -440,11 +445,13 @@ OperatorRun::TimedCheck OperatorRun::check_timed(const data::InputRecord& input,
     const Verdict verdict = judge_last_call(reference, *last_output);
     if (verdict.unreliable_reference) return {.no_reference = verdict.unreliable_reference};
     if (verdict.failure) {
-      if (audit && audit->remembered(reference.outputs)) return {.failure = remembered_while_timed(*audit)};
+      // ATen's own timed calls first: a kernel whose output while timed is the same garbage at every call
+      // (uninitialized memory, stable across calls) looks remembered, and is no reference there.
       if (audit) {
         if (auto why = aten_unstable_while_timed(*audit, reference, last_reference_output, verdict.comparison.budgets)) {
           return {.no_reference = why};
         }
+        if (audit->remembered(reference.outputs)) return {.failure = remembered_while_timed(*audit)};
       }
       return {.failure = Failure(ErrorType::wrong_when_timed, "the output of the last timed call: " + verdict.failure->message)};
     }
@@ -545,8 +552,9 @@ OperatorRun::TimedCheck OperatorRun::check_audited_calls(const TimedAudit& audit
   const Verdict verdict = judge_audited_calls(audit, TimedAudit::Side::candidate, reference, budgets);
   if (verdict.unreliable_reference) return {.no_reference = verdict.unreliable_reference};
   if (!verdict.failure) return {};
-  if (audit.remembered(reference.outputs)) return {.failure = remembered_while_timed(audit)};
+  // ATen's own timed calls first (their garbage may look remembered too: check_timed).
   if (auto why = aten_unstable_while_timed(audit, reference, last_reference_output, budgets)) return {.no_reference = why};
+  if (audit.remembered(reference.outputs)) return {.failure = remembered_while_timed(audit)};
   return {.failure = Failure(ErrorType::wrong_when_timed, "the timed " + audit.judged_span() +
                                                               ", their outputs read at hidden positions (row: call, "
                                                               "column: position): " + verdict.failure->message)};
@@ -641,7 +649,20 @@ TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_
                                rules_.written_indices);
     }
   }
-  const timing::CallHooks* mirror = audit ? &audit->mirror_hooks() : nullptr;
+  // Every timed call, either side's, starts from the layout the test defined (an in-place metadata operator's
+  // previous call undone: unsqueeze_ timed 500 times would otherwise reach 500 dims), restored in the calls'
+  // hooks, outside the samples; the values of written arguments are the audit's to refill.
+  const InputLayout layout(inputs, rules_.written_indices);
+  const timing::CallHooks* audit_mirror = audit ? &audit->mirror_hooks() : nullptr;
+  timing::CallHooks reference_hooks;
+  if (!layout.empty()) {
+    reference_hooks.before = [&layout, audit_mirror](size_t call) {
+      layout.restore();
+      if (audit_mirror && audit_mirror->before) audit_mirror->before(call);
+    };
+    if (audit_mirror) reference_hooks.after = audit_mirror->after;
+  }
+  const timing::CallHooks* mirror = layout.empty() ? audit_mirror : &reference_hooks;
   bool reference_raised = false;
   timing::PairedTiming t;
   GlobalStateGuard state(options_.device);
@@ -649,7 +670,12 @@ TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_
   // timed in between ran under it.
   std::optional<Failure> left_changed;
   timing::CallHooks candidate_hooks;
-  if (audit) candidate_hooks.before = audit->hooks().before;
+  if (!layout.empty() || (audit && audit->hooks().before)) {
+    candidate_hooks.before = [&](size_t call) {
+      layout.restore();
+      if (audit && audit->hooks().before) audit->hooks().before(call);
+    };
+  }
   candidate_hooks.after = [&](size_t call) {
     if (audit && audit->hooks().after) audit->hooks().after(call);
     if (left_changed) return;
@@ -687,6 +713,7 @@ TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_
     if (reference_raised) return exclude(aten_raised(options_.device, *f));
     return fail(with_context(*f, "timing failed"));
   }
+  layout.restore();  // what follows reads the timed inputs as the test defined them
   if (const auto changed = state.restore(); left_changed || !changed.empty()) {
     return fail(left_changed ? *left_changed
                              : Failure(ErrorType::global_state_changed, "while timed: " + describe_global_changes(changed)));

@@ -34,6 +34,7 @@
 #include "observe/borrowed_work.h"
 #include "runner/evaluate.h"
 #include "runner/judge.h"
+#include "runner/prepare.h"
 #include "runner/test_job.h"
 #include "runner/timed_audit.h"
 #include "timing/timer.h"
@@ -59,8 +60,9 @@ class OperatorRun {
  private:
   struct Checked;  // what checking one record found
   Checked check(const data::InputRecord& input);
+  // `layout`: the suite's inputs' written arguments as made, put back before the fresh values are written.
   void check_fresh_values(const data::InputRecord& input, uint64_t seed, const ReferenceRun& reference,
-                          const CandidateRun& candidate, const Verdict& first, Checked& out);
+                          const CandidateRun& candidate, const Verdict& first, const InputLayout& layout, Checked& out);
   std::optional<CandidateRun> run_checked(const torch::jit::Stack& inputs, const ReferenceRun& reference,
                                          const std::string& context, Checked& out);
   void check_neighbour_shape(const data::InputRecord& input, uint64_t seed, const Verdict& first, Checked& out);

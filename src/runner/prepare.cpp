@@ -8,6 +8,7 @@
 #include <ATen/ATen.h>
 
 #include "check/compare.h"
+#include "check/contract.h"
 #include "inputs/constraints.h"
 #include "inputs/materialize.h"
 #include "inputs/stored_values.h"
@@ -56,6 +57,16 @@ c10::IValue copy_value(const c10::IValue& v, std::unordered_map<const void*, c10
   return v;
 }
 
+// Gives `t` (itself: its TensorImpl) the sizes, strides and storage offset given, where it has others.
+bool put_layout(const at::Tensor& t, c10::IntArrayRef sizes, c10::IntArrayRef strides, int64_t offset) {
+  if (t.sizes() == sizes && t.strides() == strides && t.storage_offset() == offset) return false;
+  t.unsafeGetTensorImpl()->set_sizes_and_strides(sizes, strides, offset);
+  return true;
+}
+
+// The tensors a layout or a refill covers: defined, strided, with a storage.
+bool has_layout(const at::Tensor& t) { return t.defined() && t.layout() == at::kStrided && t.has_storage(); }
+
 // `values`: the record's (stored or edge values); null: random ones from the seed.
 std::variant<torch::jit::Stack, PrepareFailure> make_inputs(const c10::OperatorHandle& op, const spec::Arguments& args,
                                                             c10::Device device, uint64_t seed,
@@ -87,7 +98,38 @@ std::variant<torch::jit::Stack, PrepareFailure> make_inputs(const c10::OperatorH
 
 }  // namespace
 
+InputLayout::InputLayout(const torch::jit::Stack& stack, const std::vector<size_t>& written) {
+  for (size_t j : written) {
+    if (j >= stack.size()) continue;
+    for (const at::Tensor& t : check::tensors_of(stack[j])) {
+      if (!has_layout(t)) continue;
+      entries_.push_back({.tensor = t, .storage = t.storage(), .sizes = t.sizes().vec(), .strides = t.strides().vec(),
+                          .offset = t.storage_offset()});
+    }
+  }
+}
+
+bool InputLayout::restore() const {
+  bool changed = false;
+  for (const Entry& e : entries_) {
+    c10::TensorImpl* impl = e.tensor.unsafeGetTensorImpl();
+    if (!impl->has_storage() || impl->storage().unsafeGetStorageImpl() != e.storage.unsafeGetStorageImpl()) {
+      impl->set_storage_keep_dtype(e.storage);  // given new memory (set_): back on its own
+      changed = true;
+    }
+    changed = put_layout(e.tensor, e.sizes, e.strides, e.offset) || changed;
+  }
+  return changed;
+}
+
+std::vector<size_t> written_argument_indices(const c10::FunctionSchema& schema) {
+  std::vector<size_t> out;
+  for (const check::WrittenArgument& w : check::written_arguments(schema)) out.push_back(w.index);
+  return out;
+}
+
 torch::jit::Stack PreparedCall::call_aten() const {
+  layout.restore();
   torch::jit::Stack stack = inputs;
   op.callBoxed(stack);
   return stack;
@@ -119,6 +161,7 @@ std::variant<PreparedCall, PrepareFailure> prepare_call(const data::InputRecord&
   auto made = prepare_inputs(call.op, input, device, call.seed);
   if (auto* f = std::get_if<PrepareFailure>(&made)) return std::move(*f);
   call.inputs = std::move(std::get<torch::jit::Stack>(made));
+  call.layout = InputLayout(call.inputs, written_argument_indices(call.op.schema()));
   return call;
 }
 
@@ -146,8 +189,8 @@ std::optional<std::vector<std::pair<at::Tensor, at::Tensor>>> refill_pairs(const
       const at::Tensor& b = from[k];
       if (a.defined() != b.defined()) return std::nullopt;
       if (!a.defined()) continue;
-      if (a.layout() != at::kStrided || b.layout() != at::kStrided || !a.has_storage() || !b.has_storage() ||
-          a.scalar_type() != b.scalar_type() || a.storage().nbytes() != b.storage().nbytes()) {
+      if (!has_layout(a) || !has_layout(b) || a.scalar_type() != b.scalar_type() ||
+          a.storage().nbytes() != b.storage().nbytes()) {
         return std::nullopt;
       }
       pairs.emplace_back(a, b);
@@ -166,6 +209,7 @@ bool refill_inputs(const torch::jit::Stack& target, const torch::jit::Stack& sou
   const auto pairs = refill_pairs(target, source);
   if (!pairs) return false;
   for (const auto& [a, b] : *pairs) {
+    put_layout(a, b.sizes(), b.strides(), b.storage_offset());  // fits: the storages are of one size
     if (a.storage().nbytes() == 0) continue;
     storage_bytes(a.storage(), a.options()).copy_(storage_bytes(b.storage(), b.options()));
   }
