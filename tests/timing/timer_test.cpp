@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <random>
+#include <vector>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -68,15 +69,29 @@ TEST(TimePair, AlternatesAndMeasuresTheRatio) {
   };
   const TimingOptions options{.warmup = 0, .min_samples = 12, .max_samples = 12, .batch = 3, .budget_ms = 1e9,
                               .target_relative_ci = 0.0};
-  const PairedTiming t = time_pair(
-      kCpu, [&] { order += 'A'; busy(std::chrono::microseconds(400)); },
-      [&] { order += 'B'; busy(std::chrono::microseconds(200)); }, options);
-  EXPECT_EQ(order, "ABABAB" "BABABA" "ABABAB" "BABABA");
-  EXPECT_EQ(t.reference.stats.samples, 12u);
-  EXPECT_EQ(t.candidate.stats.samples, 12u);
-  EXPECT_NEAR(t.speedup, 2.0, 0.3);
-  EXPECT_LE(t.speedup_low, t.speedup);
-  EXPECT_GE(t.speedup_high, t.speedup);
+  const auto time_once = [&] {
+    order.clear();
+    return time_pair(
+        kCpu, [&] { order += 'A'; busy(std::chrono::microseconds(400)); },
+        [&] { order += 'B'; busy(std::chrono::microseconds(200)); }, options);
+  };
+  // A loaded machine can preempt a busy wait in most samples of one timing (its medians then say so): a few
+  // timings, of which one on a quiet moment measures the ratio. What holds on every timing is checked on each.
+  std::vector<double> speedups;
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    const PairedTiming t = time_once();
+    EXPECT_EQ(order, "ABABAB" "BABABA" "ABABAB" "BABABA");
+    EXPECT_EQ(t.reference.stats.samples, 12u);
+    EXPECT_EQ(t.candidate.stats.samples, 12u);
+    EXPECT_GE(t.reference.stats.min, 0.4) << "a sample is the whole call";
+    EXPECT_GE(t.candidate.stats.min, 0.2) << "a sample is the whole call";
+    EXPECT_DOUBLE_EQ(t.speedup, t.reference.median_ms() / t.candidate.median_ms());
+    EXPECT_LE(t.speedup_low, t.speedup);
+    EXPECT_GE(t.speedup_high, t.speedup);
+    speedups.push_back(t.speedup);
+    if (std::abs(t.speedup - 2.0) <= 0.3) break;
+  }
+  EXPECT_NEAR(speedups.back(), 2.0, 0.3) << "no timing of " << speedups.size() << " measured the ratio";
 }
 
 // A side's hooks run around each of its calls (warm-ups included, counted
@@ -100,7 +115,8 @@ TEST(TimePair, HooksRunAroundEachCallOutsideTheSamples) {
       options, &hooks);
   EXPECT_EQ(calls, 4u);
   EXPECT_EQ(events, "<1B1><2B2><3B3><4B4>");
-  EXPECT_LT(t.candidate.median_ms(), 1.0) << "the hooks' 2 ms sleeps are not timed";
+  // Were the hooks timed, every sample would hold a 2 ms sleep; a busy machine may stretch some samples, not all.
+  EXPECT_LT(t.candidate.stats.min, 2.0) << "the hooks' 2 ms sleeps are not timed";
 }
 
 TEST(TimePair, StopsWhenBothMediansArePinnedDown) {

@@ -39,7 +39,9 @@ TEST_F(DeviceLockTest, TestsShareTheDeviceAndATimingHasItAlone) {
     timing.hold(Mode::exclusive, [&] { ++waits; });
     timing_has_it = true;
   });
-  std::this_thread::sleep_for(100ms);
+  // Until it says it waits (however slowly its thread starts on a loaded machine), then a while more.
+  while (waits.load() == 0) std::this_thread::sleep_for(1ms);
+  std::this_thread::sleep_for(50ms);
   EXPECT_FALSE(timing_has_it) << "a timing waits for the tests on the device";
   a.hold(Mode::none);
   std::this_thread::sleep_for(50ms);
@@ -55,13 +57,16 @@ TEST_F(DeviceLockTest, AWaitingTimingGoesBeforeTestsThatComeAfterIt) {
   DeviceLock running(dir_, "cpu-0-1"), timing(dir_, "cpu-0-1"), later(dir_, "cpu-0-1");
   running.hold(Mode::shared);
   std::atomic<int> order{0}, timing_at{0}, later_at{0};
+  std::atomic<bool> timing_waits{false};
   std::thread t([&] {
-    timing.hold(Mode::exclusive);
+    timing.hold(Mode::exclusive, [&] { timing_waits = true; });
     timing_at = ++order;
     std::this_thread::sleep_for(50ms);
     timing.hold(Mode::shared);  // back to a test's share
   });
-  std::this_thread::sleep_for(100ms);  // the timing is waiting now
+  // The timing is waiting now (told so before it blocks, with the turnstile taken), however slowly its thread
+  // started: no sleep decides the order.
+  while (!timing_waits.load()) std::this_thread::sleep_for(1ms);
   std::thread l([&] {
     later.hold(Mode::shared);
     later_at = ++order;
