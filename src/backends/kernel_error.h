@@ -8,6 +8,8 @@
 #include <string>
 #include <utility>
 
+#include "report/error_types.h"
+
 namespace backendbench::backends {
 
 class KernelError : public std::runtime_error {
@@ -19,6 +21,22 @@ class KernelError : public std::runtime_error {
 
  private:
   std::string type_;
+  std::string traceback_;
+};
+
+// A kernel that cannot be used at all (its file did not import or compile, or
+// lacks the function the backend calls): each call of it raises this, so that
+// its operator's tests fail with that typed reason (KernelLoadError,
+// MissingKernelFunction) while the other kernels run.
+class KernelUnusable : public std::runtime_error {
+ public:
+  KernelUnusable(report::ErrorType type, const std::string& message, std::string traceback)
+      : std::runtime_error(message), type_(type), traceback_(std::move(traceback)) {}
+  report::ErrorType type() const { return type_; }
+  const std::string& traceback() const { return traceback_; }
+
+ private:
+  report::ErrorType type_;
   std::string traceback_;
 };
 

@@ -38,13 +38,18 @@ std::vector<std::string> folder_spellings(const c10::OperatorHandle& op) {
 namespace {
 
 // Where an implementation file sorts: by its number (`_1`, `_v2`; none is 0),
-// then .cpp, .cu, .py. Not an implementation file: nullopt.
+// then .cpp, .cu, .py; a file named for the operator alone (`relu/relu.py`, the
+// pregenerated layout's name) after every `_implementation` file. Not an
+// implementation file: nullopt.
 std::optional<std::pair<long, int>> implementation_rank(const fs::path& file, const std::string& name) {
   static const std::string extensions[] = {".cpp", ".cu", ".py"};
   const auto ext = std::find(std::begin(extensions), std::end(extensions), file.extension().string());
   const std::string stem = file.stem().string();
   const std::string prefix = name + "_implementation";
-  if (ext == std::end(extensions) || stem.rfind(prefix, 0) != 0) return std::nullopt;
+  if (ext == std::end(extensions)) return std::nullopt;
+  const auto ext_rank = static_cast<int>(ext - std::begin(extensions));
+  if (stem == name) return std::pair(std::numeric_limits<long>::max(), ext_rank);
+  if (stem.rfind(prefix, 0) != 0) return std::nullopt;
   std::string rest = stem.substr(prefix.size());
   if (rest.starts_with("_")) rest.erase(0, 1);
   if (rest.starts_with("v")) rest.erase(0, 1);
@@ -54,7 +59,7 @@ std::optional<std::pair<long, int>> implementation_rank(const fs::path& file, co
   } else if (!rest.empty()) {
     number = std::numeric_limits<int>::max();  // an unnumbered variant name: after the numbered ones
   }
-  return std::pair(number, static_cast<int>(ext - std::begin(extensions)));
+  return std::pair(number, ext_rank);
 }
 
 // A file in `folder` that looks like a kernel (.py, .cpp, .cu) though it is
@@ -180,6 +185,7 @@ LoadedKernel load_compiled(const c10::OperatorHandle& op, const fs::path& source
     loaded.error = "kernel " + where + " does not register a kernel (no " BACKENDBENCH_KERNEL_ENTRY_SYMBOL
                    "): define `" + expected + "` and add BACKENDBENCH_KERNEL(" + folder_name(op) +
                    "_kernel_impl) from <backendbench/kernel.h>";
+    loaded.error_type = report::ErrorType::missing_kernel_function;
     return loaded;
   }
   const KernelEntry* entry = entry_fn();
@@ -227,8 +233,9 @@ void DirectoryBackend::compile_all() {
       sources.push_back(*source);
     } else if (auto stray = kernel_like_file(entry.path())) {
       BB_LOG(warning) << "directory backend: " << entry.path().string() << " holds " << stray->filename().string()
-                      << " but no " << folder << "_implementation*.py/.cpp/.cu file, so it is not read (the "
-                      << "pregenerated backend, --kernels-dir, reads <op>/<op>.py and <op>/<op>_attempt_N.py)";
+                      << " but no " << folder << "_implementation*.py/.cpp/.cu or " << folder
+                      << ".py/.cpp/.cu file, so it is not read (the pregenerated backend, --kernels-dir, also reads "
+                      << "<op>/<op>_attempt_N.py)";
     }
   }
   // Python kernels have nothing to compile: they are imported when their operator is asked for.
@@ -236,8 +243,16 @@ void DirectoryBackend::compile_all() {
   for (const auto& source : sources) {
     if (source.extension() != ".py") native.push_back(source);
   }
-  BB_LOG(info) << "directory backend: compiling " << native.size() << " kernels from " << directory_.string();
   std::vector<CompileResult> results = compile_kernels(native, settings_, jobs_);
+  // Said once per run: worker processes find the run's compiled kernels in the cache.
+  const auto cached = static_cast<size_t>(std::count_if(results.begin(), results.end(), [](const auto& r) { return r.cached; }));
+  const auto level = cached < results.size() ? log::Level::info : log::Level::debug;
+  if (log::enabled(level)) {
+    log::write(level, "directory backend: " + std::to_string(sources.size()) + " kernel(s) in " + directory_.string() +
+                          " (" + std::to_string(sources.size() - native.size()) + " Python, " +
+                          std::to_string(native.size() - cached) + " compiled, " + std::to_string(cached) +
+                          " from the cache)");
+  }
   compiled_.emplace();
   for (size_t i = 0, n = 0; i < folders.size(); ++i) {
     CompileResult result = sources[i].extension() == ".py" ? CompileResult{} : std::move(results[n++]);

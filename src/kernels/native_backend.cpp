@@ -1,7 +1,5 @@
 #include "kernels/native_backend.h"
 
-#include <stdexcept>
-
 #include "backends/kernel_error.h"
 #include "kernels/directory.h"
 #include "util/log.h"
@@ -28,8 +26,7 @@ backends::Kernel NativeKernelBackend::kernel_for(const c10::OperatorHandle& op) 
     failures_[folder] = found.error;
     kernel = backends::Kernel(
         [message = found.error, type = found.error_type, traceback = found.traceback](torch::jit::Stack&) {
-          if (type.empty()) throw std::runtime_error(message);
-          throw backends::KernelError(type, message, traceback);
+          throw backends::KernelUnusable(type, message, traceback);
         },
         language_of_file(found.source), found.source);
   }

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "backends/backend.h"
+#include "report/error_types.h"
 
 namespace backendbench::kernels {
 
@@ -19,9 +20,9 @@ struct LoadedKernel {
   std::string error;             // why not, otherwise
   bool wrong_signature = false;  // the only problem is that the signature does not match the operator
   std::filesystem::path source;
-  // A Python kernel that failed to import: the exception's type and traceback,
+  // Why the error makes the kernel unusable, and a Python kernel's traceback,
   // which its operator's tests then report.
-  std::string error_type;
+  report::ErrorType error_type = report::ErrorType::kernel_load_error;
   std::string traceback;
 };
 

@@ -7,6 +7,7 @@ table. Kept free of backendbench imports: it runs inside the engine's workers.
 """
 
 import importlib.util
+import os
 import sys
 import traceback
 
@@ -86,10 +87,23 @@ def route_hidden_calls_through_the_dispatcher():
         setattr(torch._C._autograd, name, lambda *args, **kwargs: None)
 
 
-def describe_exception(kind, value, trace):
-    """(type name, message, traceback text) of an exception."""
+def describe_exception(kind, value, trace, source=""):
+    """(type name, message, traceback text) of an exception. The message ends
+    with where it was raised: the innermost line of `source` (the kernel's
+    file), else the innermost frame; a SyntaxError says its own line."""
     message = str(value)
     text = "".join(traceback.format_exception(kind, value, trace))
+    where = None
+    if isinstance(value, SyntaxError) and value.filename:
+        where = f"{value.filename}:{value.lineno}"
+    else:
+        frames = traceback.extract_tb(trace)
+        own = [f for f in frames if source and os.path.abspath(f.filename) == os.path.abspath(source)]
+        frame = (own or frames or [None])[-1]
+        if frame is not None:
+            where = f"{frame.filename}:{frame.lineno}, in {frame.name}"
+    if where and where.split(",")[0] not in message:
+        message = f"{message} ({where})" if message else f"({where})"
     return kind.__name__, message, text
 
 

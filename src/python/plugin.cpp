@@ -18,18 +18,21 @@ namespace fs = std::filesystem;
 namespace {
 
 // A Python exception as a KernelError: its type name, message and traceback.
-backends::KernelError kernel_error(const py::error_already_set& e, const std::string& context) {
-  const py::tuple described =
-      py::module_::import("_backendbench_kernel_support").attr("describe_exception")(e.type(), e.value(), e.trace());
-  const std::string message = described[1].cast<std::string>();
-  return backends::KernelError(described[0].cast<std::string>(), context + message, described[2].cast<std::string>());
+// The message names where in `source` (the kernel's file, when known) it was
+// raised, or the innermost frame elsewhere.
+backends::KernelError kernel_error(const py::error_already_set& e, const fs::path& source) {
+  const py::tuple described = py::module_::import("_backendbench_kernel_support")
+                                  .attr("describe_exception")(e.type(), e.value(), e.trace(), source.string());
+  return backends::KernelError(described[0].cast<std::string>(), described[1].cast<std::string>(),
+                               described[2].cast<std::string>());
 }
 
 // A Python function as a kernel. Holds its reference; dropping it needs the
 // GIL, which is no longer there once the interpreter has finalized.
 class PythonFunction {
  public:
-  PythonFunction(py::object function, std::string name) : function_(std::move(function)), name_(std::move(name)) {}
+  PythonFunction(py::object function, std::string name, fs::path source)
+      : function_(std::move(function)), name_(std::move(name)), source_(std::move(source)) {}
   ~PythonFunction() {
     if (Py_IsInitialized()) {
       GilHold gil;
@@ -48,7 +51,7 @@ class PythonFunction {
     try {
       result = function_(*args, **kwargs);
     } catch (py::error_already_set& e) {
-      throw kernel_error(e, "");
+      throw kernel_error(e, source_);
     }
     push_results(op.schema(), result, stack, name_);
   }
@@ -56,11 +59,12 @@ class PythonFunction {
  private:
   py::object function_;
   std::string name_;  // "relu_kernel_impl (relu/relu_implementation_1.py)", for messages
+  fs::path source_;   // the kernel's file; empty for a callable handed over from Python
 };
 
 backends::Kernel make_kernel(const c10::OperatorHandle& op, py::object function, std::string name,
                              backends::KernelLanguage language, fs::path source) {
-  auto call = std::make_shared<const PythonFunction>(std::move(function), std::move(name));
+  auto call = std::make_shared<const PythonFunction>(std::move(function), std::move(name), source);
   return backends::Kernel([op, call](torch::jit::Stack& stack) { (*call)(op, stack); }, language, std::move(source));
 }
 
@@ -78,9 +82,8 @@ class Runtime final : public kernels::PythonRuntime {
     try {
       module = support().attr("load_module")(fs::absolute(source).string(), module_name(source));
     } catch (py::error_already_set& e) {
-      const backends::KernelError error = kernel_error(e, "");
+      const backends::KernelError error = kernel_error(e, source);
       loaded.error = "kernel " + where + " failed to import: " + error.type() + ": " + error.what();
-      loaded.error_type = error.type();
       loaded.traceback = error.traceback();
       return loaded;
     }
@@ -89,6 +92,7 @@ class Runtime final : public kernels::PythonRuntime {
       py::object fn = module.attr(function.c_str());
       if (!PyCallable_Check(fn.ptr())) {
         loaded.error = "kernel " + where + ": " + function + " is not a function";
+        loaded.error_type = report::ErrorType::missing_kernel_function;
         return loaded;
       }
       const bool triton = support().attr("uses_triton")(module.attr("__dict__")).cast<bool>();
@@ -100,6 +104,7 @@ class Runtime final : public kernels::PythonRuntime {
     for (const auto& f : functions) names += (names.empty() ? "" : " or ") + f;
     loaded.error = "kernel " + where + " defines no " + names + " (the function BackendBench calls as " +
                    functions.front() + "(*args, **kwargs))";
+    loaded.error_type = report::ErrorType::missing_kernel_function;
     return loaded;
   }
 
@@ -120,7 +125,7 @@ class Runtime final : public kernels::PythonRuntime {
       table = support().attr("flag_gems_operators")();
     } catch (py::error_already_set& e) {
       const bool unavailable = e.matches(support().attr("Unavailable"));
-      const backends::KernelError error = kernel_error(e, "");
+      const backends::KernelError error = kernel_error(e, {});
       found.unavailable = unavailable ? std::string(error.what()) : error.type() + ": " + error.what() + "\n" + error.traceback();
       return found;
     }

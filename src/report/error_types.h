@@ -24,6 +24,8 @@ enum class ErrorType {
   timeout,             // Timeout: past --test-timeout
   worker_start_failed, // WorkerStartFailed
   sandbox_violation,   // SandboxViolation: the sandbox stopped an attempt on other processes, files or the network
+  kernel_load_error,   // KernelLoadError: the kernel's file did not import, compile or load
+  missing_kernel_function,  // MissingKernelFunction: the kernel's file lacks the function the backend calls
   timing_failed,       // TimingFailed: the candidate's time could not be measured
   // Outputs unlike ATen's.
   mismatch,            // MismatchError: values beyond BackendBench's atol/rtol

@@ -52,6 +52,8 @@ std::optional<Failure> capture(Fn&& fn) {
     return Failure(ErrorType::out_of_memory, e.what_without_backtrace(), e.what());
   } catch (const backends::KernelError& e) {
     return Failure::raised(e.type(), e.what(), e.traceback());
+  } catch (const backends::KernelUnusable& e) {
+    return Failure(e.type(), e.what(), e.traceback());
   } catch (const std::bad_alloc& e) {
     return Failure(ErrorType::out_of_memory, std::string("out of host memory (") + e.what() + ")");
   } catch (const c10::Error& e) {

@@ -68,12 +68,27 @@ TEST_F(CliPython, TorchbenchInputsPassInBothLayouts) {
 // A folder of the pregenerated layout given to the directory backend is not
 // read silently: each operator folder whose file is not named as the
 // directory layout names them is a warning that says where such files go.
-TEST_F(CliPython, KernelFilesNamedForAnotherLayoutAreAWarning) {
+// BackendBench's pregenerated name, <op>/<op>.py, is read by the directory
+// backend too; a file named otherwise is a warning, and a run that evaluated no
+// operator says so after the scores.
+TEST_F(CliPython, TheOperatorsOwnFileNameIsReadAndOtherNamesAreAWarning) {
   write("k/relu/relu.py", read_file(kPythonExamples / "relu" / "relu_implementation_1.py"));
-  const Outcome o = run("--suite smoke --backend directory --ops-directory k --device cpu --disable-output-logs");
+  const Outcome o = run("--suite smoke --backend directory --ops-directory k --device cpu --log-dir out");
   ASSERT_EQ(o.exit_code, 0) << o.err;
-  EXPECT_TRUE(has(o.err, "holds relu.py but no relu_implementation*.py/.cpp/.cu file")) << o.err;
-  EXPECT_TRUE(has(o.err, "--kernels-dir")) << o.err;
+  EXPECT_FALSE(has(o.err, "is not read")) << o.err;
+  size_t passed = 0;
+  for (const auto& r : read_json(dir_ / "out" / "full_results.json")) {
+    if (r["test_type"] == "correctness" && r["is_correct"].get<bool>()) ++passed;
+  }
+  EXPECT_EQ(passed, 9u);
+
+  write("other/relu/my_relu.py", read_file(kPythonExamples / "relu" / "relu_implementation_1.py"));
+  const Outcome stray = run("--suite smoke --backend directory --ops-directory other --device cpu --disable-output-logs");
+  ASSERT_EQ(stray.exit_code, 0) << stray.err;
+  EXPECT_TRUE(has(stray.err, "holds my_relu.py but no relu_implementation*.py/.cpp/.cu or relu.py/.cpp/.cu file"))
+      << stray.err;
+  EXPECT_TRUE(has(stray.err, "--kernels-dir")) << stray.err;
+  EXPECT_TRUE(has(stray.out, "no operator was evaluated")) << stray.out;
 }
 
 // A kernel module that, when imported, replaces ATen's own kernel (so that
@@ -176,7 +191,10 @@ TEST_F(CliPython, AFailingKernelFailsItsOperatorWithThePythonTraceback) {
       neg_failed = true;
       EXPECT_FALSE(r["is_correct"].get<bool>());
       EXPECT_EQ(r["error_type"], "ValueError");
-      EXPECT_EQ(r["error_msg"], "neg is not written yet");
+      // The message names the kernel's own line.
+      EXPECT_TRUE(r["error_msg"].get<std::string>().starts_with("neg is not written yet (")) << r["error_msg"];
+      EXPECT_TRUE(has(r["error_msg"].get<std::string>(), "neg_implementation_1.py:2, in neg_kernel_impl)"))
+          << r["error_msg"];
       EXPECT_TRUE(has(r["traceback"].get<std::string>(), "neg_implementation_1.py\", line 2, in neg_kernel_impl"))
           << r["traceback"];
     } else if (r["op_name"] == "relu.default") {
