@@ -6,7 +6,9 @@
 
 namespace backendbench::cli {
 
-void print_scores(const report::Scores& scores) { std::cout << report::score_lines(scores) << std::flush; }
+void print_scores(const report::Scores& scores) {
+  std::cout << report::score_lines(scores) << report::score_notes(scores) << std::flush;
+}
 
 void print_folder(const std::filesystem::path& dir) {
   const auto absolute = std::filesystem::absolute(dir).lexically_normal().string();

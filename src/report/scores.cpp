@@ -15,7 +15,15 @@ struct SpeedupSums {
   double fallback_sum = 0.0, fallback_log_sum = 0.0;  // failed tests as 1.0
   double successful_sum = 0.0, successful_log_sum = 0.0;
   size_t successful = 0;
+  double log_variance_sum = 0.0;  // of the measured log speedups, from their intervals
 };
+
+// The variance of a speedup's logarithm, read off its 95% interval (normal in log space).
+double log_variance(const PerformanceResult& t) {
+  if (!t.speedup_ci_low || !t.speedup_ci_high || *t.speedup_ci_low <= 0 || *t.speedup_ci_high <= 0) return 0.0;
+  const double half_width = (std::log(*t.speedup_ci_high) - std::log(*t.speedup_ci_low)) / (2 * 1.96);
+  return half_width * half_width;
+}
 
 // NaN wins, so that a NaN error stays visible in the maximum.
 void fold_max(double& acc, const std::optional<double>& v) {
@@ -60,6 +68,7 @@ std::vector<OperatorSummary> summarize_operators(const RunResults& results) {
       ++s.successful;
       s.successful_sum += speedup;
       s.successful_log_sum += std::log(speedup);
+      s.log_variance_sum += log_variance(t);
     }
   }
 
@@ -72,6 +81,7 @@ std::vector<OperatorSummary> summarize_operators(const RunResults& results) {
       auto n = static_cast<double>(op.performance_tests);
       op.geomean_speedup = std::exp(s.fallback_log_sum / n);
       op.mean_speedup = s.fallback_sum / n;
+      op.geomean_log_variance = s.log_variance_sum / (n * n);
     }
     if (s.successful > 0) {
       auto n = static_cast<double>(s.successful);
@@ -98,12 +108,17 @@ Scores compute_scores(const std::vector<OperatorSummary>& ops, double p) {
   s.p = p;
   s.operators = ops.size();
   size_t correct = 0, faster = 0;
-  double log_sum = 0.0;
+  double log_sum = 0.0, log_variance = 0.0, correct_log_sum = 0.0;
   for (const auto& op : ops) {
     if (op.all_correct) ++correct;
     if (op.geomean_speedup) {
       ++s.operators_with_performance_tests;
       log_sum += std::log(*op.geomean_speedup);
+      log_variance += op.geomean_log_variance;
+      if (op.all_correct) {
+        ++s.correct_operators_with_performance_tests;
+        correct_log_sum += std::log(*op.geomean_speedup);
+      }
       if (op.all_correct && *op.geomean_speedup > p) ++faster;
     }
     s.failed_correctness_tests += op.correctness_tests - op.passed_correctness_tests;
@@ -116,7 +131,15 @@ Scores compute_scores(const std::vector<OperatorSummary>& ops, double p) {
     s.perf_at_p = static_cast<double>(faster) / n;
   }
   if (s.operators_with_performance_tests > 0) {
-    s.performance = std::exp(log_sum / static_cast<double>(s.operators_with_performance_tests));
+    const auto n = static_cast<double>(s.operators_with_performance_tests);
+    s.performance = std::exp(log_sum / n);
+    const double half_width = 1.96 * std::sqrt(log_variance) / n;
+    s.performance_low = s.performance * std::exp(-half_width);
+    s.performance_high = s.performance * std::exp(half_width);
+  }
+  if (s.correct_operators_with_performance_tests > 0) {
+    s.correct_performance =
+        std::exp(correct_log_sum / static_cast<double>(s.correct_operators_with_performance_tests));
   }
   return s;
 }
@@ -127,6 +150,35 @@ std::string score_lines(const Scores& s) {
          "\nperformance score (geomean speedup over all operators): " + fixed(s.performance, 2) +
          "\nperf@p score (rate of correct samples with a speedup greater than p, p=" +
          detail::python_float(s.p) + "): " + detail::share(s.perf_at_p) + "\n";
+}
+
+std::string score_notes(const Scores& s) {
+  using detail::fixed;
+  if (s.operators == 0) {
+    return "no operator was evaluated: the backend has no kernel for any operator of the suite (every test was "
+           "skipped), so the scores above measure nothing\n";
+  }
+  if (s.operators_with_performance_tests == 0) {
+    return "performance: nothing was timed, so the performance score above is its empty default, not a "
+           "measurement\n";
+  }
+  std::string notes;
+  const std::string interval = "[" + fixed(*s.performance_low, 3) + ", " + fixed(*s.performance_high, 3) + "]";
+  if (*s.performance_low < s.performance * (1 - kSteadyScoreBand) ||
+      *s.performance_high > s.performance * (1 + kSteadyScoreBand)) {
+    notes += "performance: the timing was too noisy to score: the 95% interval of the performance score is " +
+             interval + ", wider than +-" + fixed(kSteadyScoreBand * 100, 0) + "%\n";
+  } else {
+    notes += "performance score 95% interval: " + interval + "\n";
+  }
+  const size_t incorrect = s.operators_with_performance_tests - s.correct_operators_with_performance_tests;
+  if (incorrect > 0) {
+    notes += "performance: " + std::to_string(incorrect) + " of " + std::to_string(s.operators_with_performance_tests) +
+             " timed operators failed correctness; over the correct ones only the performance score is " +
+             (s.correct_performance ? fixed(*s.correct_performance, 2) : std::string("undefined (none is correct)")) +
+             "\n";
+  }
+  return notes;
 }
 
 }  // namespace backendbench::report

@@ -28,6 +28,7 @@ struct OperatorSummary {
   bool all_correct = false;
   std::optional<double> geomean_speedup;  // over performance tests, failed ones as 1.0; absent: none
   std::optional<double> mean_speedup;     // the same with the arithmetic mean (OVERALL_SUMMARY.md's table)
+  double geomean_log_variance = 0.0;      // the variance of log(geomean_speedup), from the tests' intervals
   // The CSV keeps BackendBench's definitions: over successful tests only, 0 when none.
   double avg_speedup = 0.0;
   double successful_geomean_speedup = 0.0;
@@ -45,7 +46,19 @@ struct Scores {
   size_t operators_with_performance_tests = 0;
   size_t failed_correctness_tests = 0;
   size_t failed_performance_tests = 0;
+  // Beside BackendBench's scores, what keeps them from misleading:
+  // the performance score over the operators that are also correct (absent when
+  // none is), since a wrong kernel's speedup measures nothing worth having;
+  size_t correct_operators_with_performance_tests = 0;
+  std::optional<double> correct_performance;
+  // and the performance score's 95% interval, from the tests' own intervals
+  // (absent when nothing was timed).
+  std::optional<double> performance_low, performance_high;
 };
+
+// How far the performance score may be from 1.0 for a run's timing to count as
+// steady enough to score: its 95% interval must lie within score x [1 -+ this].
+inline constexpr double kSteadyScoreBand = 0.03;
 
 // Failed tests (correctness and performance) counted by error_type.
 std::map<std::string, size_t> failures_by_type(const RunResults& results);
@@ -57,5 +70,8 @@ Scores compute_scores(const std::vector<OperatorSummary>& ops, double p);
 
 // The three console lines, worded as BackendBench prints them, each ending in '\n'.
 std::string score_lines(const Scores& s);
+// The lines that say how far to trust them (nothing timed, incorrect operators
+// timed, an interval too wide to score), each ending in '\n'; empty when none applies.
+std::string score_notes(const Scores& s);
 
 }  // namespace backendbench::report

@@ -214,7 +214,14 @@ std::string overall_summary_md(const std::vector<OperatorSummary>& ops, const Sc
      << "| Metric | Value |\n|--------|-------|\n"
      << "| Correctness Score | " << share(scores.correctness) << " |\n"
      << "| Performance Score (geomean speedup) | " << fixed(scores.performance, 2) << " |\n"
-     << "| Perf@" << p << " Score | " << share(scores.perf_at_p) << " |\n\n"
+     << "| Perf@" << p << " Score | " << share(scores.perf_at_p) << " |\n\n";
+  if (const std::string notes = score_notes(scores); !notes.empty()) {
+    md << "How far to trust them:\n\n";
+    std::istringstream lines(notes);
+    for (std::string line; std::getline(lines, line);) md << "- " << line << "\n";
+    md << "\n";
+  }
+  md
      << "### Metric Descriptions\n\n"
      << "- **Correctness Score**: Mean pass rate over all operators\n"
      << "- **Performance Score**: Geometric mean speedup over all operators\n"

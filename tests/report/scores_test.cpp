@@ -210,5 +210,61 @@ TEST(ScoresTest, NaNScoreLinePrintsAsPython) {
   EXPECT_NE(score_lines(s).find("over all operators): nan\n"), std::string::npos);
 }
 
+// Beside the three scores, notes that keep them from misleading.
+TEST(ScoresTest, NothingTimedIsSaidNotScored) {
+  RunResults r;
+  r.operators = {"a"};
+  r.correctness = {correctness("a", true)};
+  const Scores s = compute_scores(summarize_operators(r), 1.0);
+  EXPECT_EQ(s.performance, 1.0);  // BackendBench's empty default stays
+  EXPECT_FALSE(s.performance_low);
+  EXPECT_NE(score_notes(s).find("nothing was timed"), std::string::npos) << score_notes(s);
+}
+
+TEST(ScoresTest, ARunThatEvaluatedNoOperatorSaysSo) {
+  const Scores s = compute_scores(summarize_operators(RunResults{}), 1.0);
+  EXPECT_NE(score_notes(s).find("no operator was evaluated"), std::string::npos) << score_notes(s);
+}
+
+TEST(ScoresTest, IncorrectOperatorsAreLeftOutOfTheCorrectOnlyPerformance) {
+  const Scores s = compute_scores(summarize_operators(mixed_run()), 1.0);
+  // a (correct, 4x) and d (no correctness test, 9x) and b (incorrect) were timed.
+  EXPECT_EQ(s.operators_with_performance_tests, 3u);
+  EXPECT_EQ(s.correct_operators_with_performance_tests, 1u);
+  ASSERT_TRUE(s.correct_performance);
+  EXPECT_NEAR(*s.correct_performance, 4.0, 1e-9);
+  const std::string notes = score_notes(s);
+  EXPECT_NE(notes.find("2 of 3 timed operators failed correctness"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("the performance score is 4.00"), std::string::npos) << notes;
+}
+
+PerformanceResult timed(const std::string& op, double speedup, double low, double high) {
+  PerformanceResult r = performance(op, speedup);
+  r.speedup_ci_low = low;
+  r.speedup_ci_high = high;
+  return r;
+}
+
+TEST(ScoresTest, TheScoresIntervalComesFromTheTestsIntervals) {
+  RunResults steady;
+  steady.operators = {"a", "b"};
+  steady.correctness = {correctness("a", true), correctness("b", true)};
+  steady.performance = {timed("a", 1.0, 0.99, 1.01), timed("b", 1.0, 0.98, 1.0 / 0.98)};
+  const Scores s = compute_scores(summarize_operators(steady), 1.0);
+  ASSERT_TRUE(s.performance_low && s.performance_high);
+  // log half-widths 0.01005 and 0.0202: the geomean's is sqrt(0.01005^2 + 0.0202^2) / 2.
+  const double half = std::hypot(std::log(1.01 / 0.99) / 2, std::log(1 / 0.98)) / 2;
+  EXPECT_NEAR(std::log(*s.performance_high), half, 1e-9);
+  EXPECT_NEAR(std::log(*s.performance_low), -half, 1e-9);
+  EXPECT_NE(score_notes(s).find("performance score 95% interval: [0.989, 1.011]"), std::string::npos)
+      << score_notes(s);
+
+  RunResults noisy = steady;
+  noisy.performance = {timed("a", 0.8, 0.6, 1.1), timed("b", 1.0, 0.98, 1.0 / 0.98)};
+  const std::string notes = score_notes(compute_scores(summarize_operators(noisy), 1.0));
+  EXPECT_NE(notes.find("too noisy to score"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("wider than +-3%"), std::string::npos) << notes;
+}
+
 }  // namespace
 }  // namespace backendbench::report

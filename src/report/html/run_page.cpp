@@ -20,7 +20,23 @@ std::string scores_section(const Scores& s, const RunResults& results) {
   const std::string p = detail::python_float(s.p);
   std::string out = "<section id=\"scores\"><h2>Scores</h2><div class=\"cards\">";
   out += card(detail::share(s.correctness), "correctness: mean pass rate over operators", score_class(s.correctness, 1.0, 0.5));
-  out += card(detail::fixed(s.performance, 2), "performance: geomean speedup over operators", score_class(s.performance, 1.0, 0.95));
+  if (s.operators_with_performance_tests == 0) {
+    out += card("none", "performance: nothing was timed (the score's empty default is 1.00)", "muted");
+  } else {
+    // Green only for speedups of correct kernels: a wrong kernel's speed is worth nothing.
+    const std::string tone = s.correct_performance ? score_class(*s.correct_performance, 1.0, 0.95) : "bad";
+    out += card(detail::fixed(s.performance, 2),
+                "performance: geomean speedup over operators, 95% interval [" + detail::fixed(*s.performance_low, 3) +
+                    ", " + detail::fixed(*s.performance_high, 3) + "]",
+                tone);
+    if (s.correct_operators_with_performance_tests < s.operators_with_performance_tests) {
+      out += card(s.correct_performance ? detail::fixed(*s.correct_performance, 2) : std::string("none"),
+                  "performance over the correct operators only (" +
+                      std::to_string(s.correct_operators_with_performance_tests) + " of " +
+                      std::to_string(s.operators_with_performance_tests) + " timed)",
+                  s.correct_performance ? score_class(*s.correct_performance, 1.0, 0.95) : "bad");
+    }
+  }
   out += card(detail::share(s.perf_at_p), "perf@" + p + ": share of operators correct and faster than " + p);
   out += card(std::to_string(s.operators), "operators");
   out += card(std::to_string(results.correctness.size()) + " / " + std::to_string(results.performance.size()),
@@ -39,6 +55,17 @@ std::string speedup_tooltip(const PerformanceResult& t) {
   std::string tip = t.args + "\nspeedup " + number(t.speedup, 4);
   if (t.speedup_ci_low && t.speedup_ci_high) tip += " [" + number(t.speedup_ci_low, 4) + ", " + number(t.speedup_ci_high, 4) + "]";
   return tip + "\ncandidate " + number(t.benchmark_time_ms, 4) + " ms, ATen " + number(t.reference_time_ms, 4) + " ms";
+}
+
+// An operator's geomean speedup, muted where the operator is not correct: its
+// speed is shown but not offered as an achievement.
+Cell speedup_cell(const OperatorSummary& op) {
+  Cell cell = number_cell(op.geomean_speedup, 3, "x");
+  if (op.geomean_speedup && !op.all_correct) {
+    cell.css_class = "muted";
+    cell.html += " (incorrect)";
+  }
+  return cell;
 }
 
 // Descending by geomean; operators without one last.
@@ -85,7 +112,7 @@ std::string speedup_section(const std::vector<OperatorSummary>& ops, const RunRe
                      .css_class = all_correct ? "good" : "bad"},
                     {.html = std::to_string(op->passed_performance_tests) + " / " + std::to_string(op->performance_tests),
                      .sort = static_cast<double>(op->passed_performance_tests)},
-                    number_cell(op->geomean_speedup, 3, "x"), number_cell(lo, 3, "x"), number_cell(hi, 3, "x"),
+                    speedup_cell(*op), number_cell(lo, 3, "x"), number_cell(hi, 3, "x"),
                     number_cell(roof ? roof->median_bandwidth_pct : std::nullopt, 3, "%")});
   }
   std::string out = "<section id=\"speedups\"><h2>Speedups per operator</h2>"
