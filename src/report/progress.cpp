@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "util/log.h"
@@ -16,57 +17,120 @@ std::string duration_text(double seconds) {
   return buf;
 }
 
-Progress::Progress(size_t total, size_t already)
-    : total_(total),
+void CostModel::add(double size, double seconds) {
+  ++n_;
+  sx_ += size;
+  sy_ += seconds;
+  sxx_ += size * size;
+  sxy_ += size * seconds;
+}
+
+double CostModel::predict(double size) const {
+  if (n_ == 0) return 1.0;
+  const double n = static_cast<double>(n_);
+  const double mean = sy_ / n;
+  const double floor = std::max(mean, 1e-9) * 1e-3;  // no test is free: keeps the weights positive
+  const double spread = n * sxx_ - sx_ * sx_;
+  if (n_ < 2 || spread <= 1e-12 * std::max(1.0, n * sxx_)) return std::max(mean, floor);
+  double slope = (n * sxy_ - sx_ * sy_) / spread;
+  double intercept = (sy_ - slope * sx_) / n;
+  if (slope < 0) return std::max(mean, floor);  // larger inputs are not cheaper: noise
+  if (intercept < 0) {
+    intercept = 0;
+    slope = sxy_ / sxx_;
+  }
+  return std::max(intercept + slope * size, floor);
+}
+
+Progress::Progress(std::vector<double> sizes, size_t already)
+    : sizes_(std::move(sizes)),
+      finished_(sizes_.size(), false),
+      total_(sizes_.size() + already),
       done_(already),
       enabled_(log::enabled(log::Level::info)),
       terminal_(::isatty(STDERR_FILENO) != 0),
       start_(Clock::now()),
-      last_draw_(start_) {}
+      last_draw_(start_) {
+  if (!enabled_ || sizes_.empty()) return;
+  clock_ = std::thread([this] {
+    std::unique_lock lock(mutex_);
+    while (!stop_.wait_for(lock, std::chrono::milliseconds(500), [this] { return stopping_; })) draw_locked(false);
+  });
+}
 
 Progress::~Progress() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  stop_.notify_all();
+  if (clock_.joinable()) clock_.join();
   if (!enabled_ || total_ == 0) return;
-  draw(true);
+  std::lock_guard lock(mutex_);
+  draw_locked(true);
   if (terminal_) std::fputc('\n', stderr);
 }
 
-void Progress::record(Status status) {
+void Progress::record(size_t index, Status status, double seconds) {
+  std::lock_guard lock(mutex_);
   ++done_;
   ++done_here_;
+  if (index < sizes_.size() && !finished_[index]) {
+    finished_[index] = true;
+    cost_.add(sizes_[index], seconds);
+  }
   switch (status) {
     case Status::passed: ++passed_; break;
     case Status::failed: ++failed_; break;
     case Status::crashed: ++crashed_; break;
     case Status::skipped: ++skipped_; break;
   }
-  draw(false);
+  draw_locked(false);
 }
 
 std::string Progress::line() const {
+  std::lock_guard lock(mutex_);
+  return line_locked();
+}
+
+// The time left: this process's elapsed time scaled by the predicted cost of
+// the tests left over that of the tests it finished (workers in parallel and
+// time between tests included, as they were so far).
+std::optional<double> Progress::eta_seconds_locked(double elapsed) const {
+  if (cost_.samples() == 0 || done_ >= total_) return std::nullopt;
+  double left = 0, finished = 0;
+  for (size_t i = 0; i < sizes_.size(); ++i) (finished_[i] ? finished : left) += cost_.predict(sizes_[i]);
+  if (finished <= 0) return std::nullopt;
+  return elapsed * left / finished;
+}
+
+std::string Progress::line_locked() const {
   const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
   const double rate = elapsed > 0 ? done_here_ / elapsed : 0.0;
   char buf[160];
   std::snprintf(buf, sizeof buf, "%zu/%zu [passed %zu, failed %zu, crashed %zu, skipped %zu] %.1f tests/s", done_,
                 total_, passed_, failed_, crashed_, skipped_, rate);
   std::string text = buf;
-  if (rate > 0 && done_ < total_) text += ", ETA " + duration_text((total_ - done_) / rate);
+  if (const auto eta = eta_seconds_locked(elapsed)) text += ", ETA " + duration_text(*eta);
+  else if (done_ < total_) text += ", " + duration_text(elapsed) + " so far";
   return text;
 }
 
-void Progress::draw(bool force) {
+void Progress::draw_locked(bool force) {
   if (!enabled_) return;
   const auto now = Clock::now();
-  const auto every = terminal_ ? std::chrono::milliseconds(100) : std::chrono::milliseconds(10'000);
+  // Off a terminal a line every 10 s at most apart: the clock thread looks twice a second.
+  const auto every = terminal_ ? std::chrono::milliseconds(100) : std::chrono::milliseconds(9'500);
   if (!force && now - last_draw_ < every) return;
   last_draw_ = now;
   if (!terminal_) {
-    log::write(log::Level::info, "progress: " + line());
+    log::write(log::Level::info, "progress: " + line_locked());
     return;
   }
   constexpr size_t kWidth = 30;
   const size_t filled = total_ ? done_ * kWidth / total_ : kWidth;
   const std::string bar = std::string(filled, '#') + std::string(kWidth - filled, '.');
-  std::fprintf(stderr, "\r\033[K[%s] %s", bar.c_str(), line().c_str());
+  std::fprintf(stderr, "\r\033[K[%s] %s", bar.c_str(), line_locked().c_str());
   std::fflush(stderr);
 }
 

@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <optional>
+#include <unordered_map>
+#include <vector>
 
 #include "report/progress.h"
 #include "runner/test_job.h"
@@ -14,21 +16,24 @@ namespace backendbench::runner {
 class RunObserver {
  public:
   virtual ~RunObserver() = default;
-  // `total` tests, of which `already_finished` came from an interrupted run's journal.
-  virtual void on_start(size_t total, size_t already_finished) {}
+  // The run's `jobs`, of which those in `todo` are to run (the others came from
+  // an interrupted run's journal).
+  virtual void on_start(const std::vector<TestJob>& jobs, const std::vector<size_t>& todo) {}
   virtual void on_finished(const TestJob& job, const TestOutcome& outcome) = 0;
   virtual void on_end() {}
 };
 
-// The progress line on stderr (report::Progress), fed with each outcome.
+// The progress line on stderr (report::Progress), fed with each outcome; its
+// ETA weighs the tests left by their inputs' tensor bytes.
 class ProgressLine final : public RunObserver {
  public:
-  void on_start(size_t total, size_t already_finished) override { progress_.emplace(total, already_finished); }
+  void on_start(const std::vector<TestJob>& jobs, const std::vector<size_t>& todo) override;
   void on_finished(const TestJob& job, const TestOutcome& outcome) override;
   void on_end() override { progress_.reset(); }
 
  private:
   std::optional<report::Progress> progress_;
+  std::unordered_map<size_t, size_t> position_;  // job id -> its index among the tests to run
 };
 
 }  // namespace backendbench::runner

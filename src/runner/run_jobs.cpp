@@ -1,11 +1,13 @@
 #include "runner/run_jobs.h"
 
+#include <cstdint>
 #include <stdexcept>
 
 #include "report/progress.h"
 #include "runner/executor.h"
 #include "runner/phase.h"
 #include "runner/time_split.h"
+#include "spec/value.h"
 #include "util/log.h"
 
 namespace backendbench::runner {
@@ -24,8 +26,22 @@ report::Progress::Status status_of(const TestOutcome& o) {
 
 }  // namespace
 
-void ProgressLine::on_finished(const TestJob&, const TestOutcome& outcome) {
-  if (progress_) progress_->record(status_of(outcome));
+void ProgressLine::on_start(const std::vector<TestJob>& jobs, const std::vector<size_t>& todo) {
+  std::vector<double> sizes;
+  sizes.reserve(todo.size());
+  position_.clear();
+  for (size_t index : todo) {
+    const TestJob& job = jobs[index];
+    position_[job.id] = sizes.size();
+    sizes.push_back(job.input.args ? static_cast<double>(spec::total_tensor_bytes(*job.input.args)) : 0.0);
+  }
+  progress_.emplace(std::move(sizes), jobs.size() - todo.size());
+}
+
+void ProgressLine::on_finished(const TestJob& job, const TestOutcome& outcome) {
+  if (!progress_) return;
+  const auto it = position_.find(job.id);
+  progress_->record(it == position_.end() ? SIZE_MAX : it->second, status_of(outcome), outcome.time.total_ms() / 1000);
 }
 
 report::RunResults run_jobs(const std::vector<TestJob>& jobs, Journal* journal, const Execute& execute,
@@ -45,7 +61,7 @@ report::RunResults run_jobs(const std::vector<TestJob>& jobs, Journal* journal, 
     BB_LOG(info) << "resuming: " << jobs.size() - todo.size() << " of " << jobs.size() << " tests finished earlier ("
                  << journal->file().string() << ")";
   }
-  for (RunObserver* o : observers) o->on_start(jobs.size(), jobs.size() - todo.size());
+  for (RunObserver* o : observers) o->on_start(jobs, todo);
   execute(jobs, todo, [&](size_t index, const TestOutcome& outcome) {
     if (finished.at(index)) throw std::logic_error("test " + std::to_string(index) + " finished twice");
     finished[index] = true;

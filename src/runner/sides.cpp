@@ -1,6 +1,11 @@
 #include "runner/sides.h"
 
+#include <chrono>
+#include <cstdio>
 #include <memory>
+#include <mutex>
+#include <set>
+#include <string>
 
 #include <ATen/ATen.h>
 
@@ -11,6 +16,7 @@
 #include "runner/prepare.h"
 #include "timing/gpu_activity.h"
 #include "timing/timer.h"
+#include "util/log.h"
 
 namespace backendbench::runner {
 namespace {
@@ -31,6 +37,33 @@ c10::IValue snapshot_of(const c10::IValue& v) {
     return c10::ivalue::Tuple::create(std::move(items));
   }
   return v;
+}
+
+// A test calls ATen a dozen times or more (reference, reruns, the truth in a
+// wider dtype, fresh values, a neighbouring shape, timing): an input whose one
+// call takes seconds makes a test of minutes (half-precision matrix products on
+// a CPU). Said once per operator and shapes, as soon as the first call shows it.
+void warn_if_slow(const c10::OperatorHandle& op, const torch::jit::Stack& inputs, c10::Device device, double seconds) {
+  constexpr double kSlowCallSeconds = 2.0;
+  if (device.is_cuda() || seconds < kSlowCallSeconds) return;
+  std::string shapes;
+  for (const c10::IValue& v : inputs) {
+    if (!v.isTensor() || !v.toTensor().defined()) continue;
+    const at::Tensor& t = v.toTensor();
+    shapes += (shapes.empty() ? "" : ", ") + std::string(c10::toString(t.scalar_type())) + c10::str(t.sizes());
+  }
+  static std::mutex mutex;
+  static std::set<std::string> warned;
+  const std::string key = toString(op.operator_name()) + " " + shapes;
+  {
+    std::lock_guard lock(mutex);
+    if (!warned.insert(key).second) return;
+  }
+  char took[32];
+  std::snprintf(took, sizeof took, "%.1f s", seconds);
+  BB_LOG(warning) << "slow input: one ATen call of " << key << " took " << took << " on the " << device.str()
+                  << "; its tests make a dozen such calls or more, so they will take minutes (--ops or "
+                  << "--topn-inputs can leave it out)";
 }
 
 // The storage each written argument's tensors start at, to tell an argument
@@ -85,11 +118,13 @@ std::variant<ReferenceRun, Failure> run_reference(const c10::OperatorHandle& op,
   std::optional<observe::AtenCallRecorder> recorder;
   if (observe) recorder.emplace();
   const std::vector<const void*> storages = storages_of(run.inputs, written);
+  const auto start = std::chrono::steady_clock::now();
   auto failure = capture([&] {
     run.outputs = run.inputs;
     op.callBoxed(run.outputs);
     timing::synchronize(device);
   });
+  warn_if_slow(op, inputs, device, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   run.moved = moved_since(storages, run.inputs, written);
   if (recorder) run.calls = recorder->finish();
   if (failure) return *failure;
