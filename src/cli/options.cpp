@@ -234,9 +234,13 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_flag("--cuda-graphs", o.cuda_graphs,
                "Also time both sides replayed from CUDA graphs (kernel-only time): reference_graph_time_ms, "
                "benchmark_graph_time_ms and graph_speedup in full_results.json; CUDA only");
-  cmd.add_option("--ops-directory", o.ops_directory, "directory backend: folder of operator kernels")
+  cmd.add_option("--ops-directory", o.ops_directory,
+                 "directory backend: a folder of <op>/<op>_implementation*.py|.cpp|.cu (or <op>/<op>.py|.cpp|.cu) "
+                 "kernels; Python files may be Triton")
       ->capture_default_str();
-  cmd.add_option("--kernels-dir", o.kernels_dir, "pregenerated backend: a folder of <op>/<op>_attempt_N.cpp|.cu or <op>/<op>.cpp|.cu kernels (a generated_kernels run folder)");
+  cmd.add_option("--kernels-dir", o.kernels_dir,
+                 "pregenerated backend: a folder of <op>/<op>_attempt_N.py|.cpp|.cu or <op>/<op>.py|.cpp|.cu kernels "
+                 "(a generated_kernels run folder); Python files may be Triton");
   add_llm_options(cmd, o.llm, "--llm-max-attempts,--llm-attempts");
 }
 
@@ -486,12 +490,30 @@ Command parse_command_line(int argc, const char* const* argv) {
                 "results.jsonl, verification, profiles)");
   add_models_options(*models, command.models);
 
-  const bool wants_top_help = !args.empty() && (args[0] == "--help" || args[0] == "-h");
-  if (wants_top_help) {
+  // Each subcommand's help ends with the page of docs/ that explains it.
+  const std::pair<CLI::App*, const char*> pages[] = {
+      {run, "docs/running.md (checks: docs/checks.md, timing: docs/timing.md, suites: docs/suites.md, kernels: "
+            "docs/kernels.md)"},
+      {generate, "docs/llm.md"},        {dataset, "docs/suites.md"}, {trace, "docs/suites.md"},
+      {bench, "docs/timing.md"},        {merge, "docs/running.md"},  {setup_dirs, "docs/kernels.md"},
+      {compare, "docs/running.md"},     {report, "docs/running.md"}, {models, "docs/models.md"}};
+  for (const auto& [sub, page] : pages) sub->footer(std::string("\nReference: ") + page);
+
+  // `--help` names the subcommands; each subcommand's flags are in its own help.
+  const std::string top_help =
+      app.help() +
+      "\nWithout a subcommand, `run` is meant: `backendbench --suite smoke` is `backendbench run --suite smoke`.\n"
+      "Flags of a subcommand: backendbench <subcommand> --help, or backendbench help <subcommand>.\n"
+      "Documentation: README.md, and the pages under docs/ (docs/running.md first).\n";
+  if (!args.empty() && (args[0] == "--help" || args[0] == "-h" || args[0] == "help")) {
     command.kind = Command::Kind::help;
-    command.help_text = app.help() + "\n" + run->help() + "\n" + generate->help() + "\n" + dataset->help() + "\n" +
-                        trace->help() + "\n" + bench->help() + "\n" + merge->help() + "\n" + setup_dirs->help() +
-                        "\n" + compare->help() + "\n" + report->help() + "\n" + models->help();
+    command.help_text = top_help;
+    if (args[0] == "help" && args.size() > 1) {
+      const auto& subs = app.get_subcommands([](const CLI::App*) { return true; });
+      const auto it = std::find_if(subs.begin(), subs.end(), [&](const CLI::App* sub) { return sub->get_name() == args[1]; });
+      if (it == subs.end()) throw UsageError{"help: no subcommand '" + args[1] + "' (backendbench --help lists them)"};
+      command.help_text = (*it)->help();
+    }
     return command;
   }
   const bool named = !args.empty() && (args[0] == "run" || args[0] == "generate" || args[0] == "dataset" || args[0] == "trace" ||

@@ -149,7 +149,7 @@ std::string evaluate(const std::string& op_text, const py::object& fn, std::opti
   results.operators.push_back(name.short_name());
   {
     py::gil_scoped_release engine_runs;
-    runner::RunOptions options{.device = device, .seed = seed};
+    runner::RunOptions options{.device = device, .seed = seed, .timing = timing::timing_options_for(device)};
     const double floor_ms = runner::measure_launch_floor(device, options.timing);
     runner::OperatorRun run(name.short_name(), op, std::move(kernel), options, floor_ms);
     // An input ATen itself raises on is excluded (with the reason), not judged.

@@ -19,6 +19,7 @@
 #include "session/run_share.h"
 #include "session/suites.h"
 #include "timing/gpu_activity.h"
+#include "timing/timer.h"
 #include "util/log.h"
 #include "workers/pool.h"
 
@@ -142,6 +143,7 @@ RunOutcome run(const RunRequest& r, std::span<runner::RunObserver* const> observ
   if (r.cuda_graphs && !run.device.is_cuda()) {
     throw RequestError("--cuda-graphs needs a CUDA device (this run is on " + run.device.str() + ")");
   }
+  run.timing = timing::timing_options_for(run.device);
   run.timing.cuda_graphs = r.cuda_graphs;
   if (r.workers.per_device && !run.device.is_cuda()) {
     throw RequestError("--workers-per-gpu: the run is on " + run.device.str() + "; --num-workers sets its workers");
@@ -217,7 +219,6 @@ RunOutcome run(const RunRequest& r, std::span<runner::RunObserver* const> observ
   outcome.info.environment["workers"] = devices.empty() ? "none (tests in the run's process)" : describe_devices(devices);
   outcome.info.environment["baseline_cache"] = baseline_note(reuse, tally.sources, baseline_dropped);
   outcome.info.environment["time_split"] = to_json(tally.split);
-  BB_LOG(info) << "time split: " << describe(tally.split);
   for (const auto& e : suite.excluded) {
     outcome.results.excluded.push_back(
         {ops::parse_operator_name(e.record.op_name).short_name(), e.record.args_text, e.reason});

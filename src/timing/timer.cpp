@@ -344,6 +344,12 @@ SampleStats per_call(std::vector<double> replays, size_t calls) {
 
 }  // namespace
 
+TimingOptions timing_options_for(c10::Device device) {
+  TimingOptions options;
+  if (device.is_cpu()) options.budget_ms = 100.0;
+  return options;
+}
+
 std::string to_string(TimingMode mode) {
   switch (mode) {
     case TimingMode::kernel: return "kernel";

@@ -68,6 +68,13 @@ struct TimingOptions {
                                    // hides up to as much of a call's dispatch)
 };
 
+// The engine's timing options on `device`. On the CPU a timing may take 100
+// ms rather than 6: host clocks see the machine's other work, and 6 ms held a
+// 3 ms call to 16 samples a side (ATen against itself read 0.69 to 1.18 on a
+// 2-core machine; in bench-timing on a busy one 100 ms took +-3% from 43% of
+// inputs to 71%).
+TimingOptions timing_options_for(c10::Device device);
+
 // Engine work around one side's calls, never timed: `before` runs ahead of
 // the L2 flush that precedes a call, `after` once the call is queued, both
 // outside the sample (events and clocks) and recorded as the engine's own

@@ -1,5 +1,7 @@
 // The command line: BackendBench's flags, usage errors that name the flag,
 // and a clear "not available yet" for features this build does not have.
+#include <algorithm>
+
 #include "cli_harness.h"
 
 namespace backendbench::e2e {
@@ -7,18 +9,39 @@ namespace {
 
 using CliUsage = CliTest;
 
-TEST_F(CliUsage, HelpDocumentsEveryFlag) {
+TEST_F(CliUsage, HelpNamesTheSubcommandsAndEachDocumentsItsFlags) {
   const Outcome o = run("--help");
   ASSERT_EQ(o.exit_code, 0) << o.err;
-  for (const char* flag : {"--suite", "--backend", "--ops", "--topn-inputs", "--check-overhead-dominated-ops",
-                           "--log-dir", "--disable-output-logs", "--num-workers", "--p", "--log-level", "--device",
-                           "--data", "--seed", "--ops-directory", "--kernels-dir", "generate", "run", "setup-dirs",
-                           "--base-dir", "--language"}) {
-    EXPECT_NE(o.out.find(flag), std::string::npos) << flag << " missing from --help:\n" << o.out;
+  for (const char* sub : {"run", "generate", "dataset", "trace", "bench-timing", "merge", "setup-dirs", "compare",
+                          "report", "models", "<subcommand> --help", "help <subcommand>"}) {
+    EXPECT_NE(o.out.find(sub), std::string::npos) << sub << " missing from --help:\n" << o.out;
   }
-  const Outcome run_help = run("run --help");
-  EXPECT_EQ(run_help.exit_code, 0);
-  EXPECT_NE(run_help.out.find("--check-overhead-dominated-ops"), std::string::npos);
+  EXPECT_LT(std::count(o.out.begin(), o.out.end(), '\n'), 40) << "--help is a page of subcommands:\n" << o.out;
+  EXPECT_EQ(run("help").out, o.out);
+
+  for (const char* args : {"run --help", "help run"}) {
+    const Outcome run_help = run(args);
+    ASSERT_EQ(run_help.exit_code, 0) << args << "\n" << run_help.err;
+    for (const char* flag : {"--suite", "--backend", "--ops", "--topn-inputs", "--check-overhead-dominated-ops",
+                             "--log-dir", "--disable-output-logs", "--num-workers", "--p", "--log-level", "--device",
+                             "--data", "--seed", "--ops-directory", "--kernels-dir", "docs/running.md"}) {
+      EXPECT_NE(run_help.out.find(flag), std::string::npos) << flag << " missing from " << args << ":\n" << run_help.out;
+    }
+    // Both kernel-folder flags say that Python files are read.
+    for (const char* flag : {"--ops-directory", "--kernels-dir"}) {
+      const size_t at = run_help.out.find(flag);
+      ASSERT_NE(at, std::string::npos);
+      EXPECT_NE(run_help.out.find(".py", at), std::string::npos) << flag;
+    }
+  }
+  const Outcome setup_help = run("help setup-dirs");
+  EXPECT_EQ(setup_help.exit_code, 0);
+  for (const char* flag : {"--base-dir", "--language", "docs/kernels.md"}) {
+    EXPECT_NE(setup_help.out.find(flag), std::string::npos) << flag << " missing from help setup-dirs";
+  }
+  const Outcome unknown = run("help nope");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("help: no subcommand 'nope'"), std::string::npos) << unknown.err;
 }
 
 struct BadFlag {
