@@ -82,6 +82,7 @@ std::vector<OperatorSummary> summarize_operators(const RunResults& results) {
       op.geomean_speedup = std::exp(s.fallback_log_sum / n);
       op.mean_speedup = s.fallback_sum / n;
       op.geomean_log_variance = s.log_variance_sum / (n * n);
+      op.timed_tests = s.successful;
     }
     if (s.successful > 0) {
       auto n = static_cast<double>(s.successful);
@@ -115,8 +116,9 @@ Scores compute_scores(const std::vector<OperatorSummary>& ops, double p) {
       ++s.operators_with_performance_tests;
       log_sum += std::log(*op.geomean_speedup);
       log_variance += op.geomean_log_variance;
-      if (op.all_correct) {
-        ++s.correct_operators_with_performance_tests;
+      if (op.timed_tests > 0) ++s.timed_operators;
+      if (op.timed_tests > 0 && op.all_correct) {
+        ++s.correct_timed_operators;
         correct_log_sum += std::log(*op.geomean_speedup);
       }
       if (op.all_correct && *op.geomean_speedup > p) ++faster;
@@ -133,13 +135,14 @@ Scores compute_scores(const std::vector<OperatorSummary>& ops, double p) {
   if (s.operators_with_performance_tests > 0) {
     const auto n = static_cast<double>(s.operators_with_performance_tests);
     s.performance = std::exp(log_sum / n);
-    const double half_width = 1.96 * std::sqrt(log_variance) / n;
-    s.performance_low = s.performance * std::exp(-half_width);
-    s.performance_high = s.performance * std::exp(half_width);
+    if (s.timed_operators > 0) {
+      const double half_width = 1.96 * std::sqrt(log_variance) / n;
+      s.performance_low = s.performance * std::exp(-half_width);
+      s.performance_high = s.performance * std::exp(half_width);
+    }
   }
-  if (s.correct_operators_with_performance_tests > 0) {
-    s.correct_performance =
-        std::exp(correct_log_sum / static_cast<double>(s.correct_operators_with_performance_tests));
+  if (s.correct_timed_operators > 0) {
+    s.correct_performance = std::exp(correct_log_sum / static_cast<double>(s.correct_timed_operators));
   }
   return s;
 }
@@ -158,9 +161,12 @@ std::string score_notes(const Scores& s) {
     return "no operator was evaluated: the backend has no kernel for any operator of the suite (every test was "
            "skipped), so the scores above measure nothing\n";
   }
-  if (s.operators_with_performance_tests == 0) {
-    return "performance: nothing was timed, so the performance score above is its empty default, not a "
-           "measurement\n";
+  if (s.timed_operators == 0) {
+    return "performance: nothing was timed" +
+           (s.failed_performance_tests > 0
+                ? " (" + std::to_string(s.failed_performance_tests) + " performance test(s) failed before timing)"
+                : std::string()) +
+           ", so the performance score above is a default, not a measurement\n";
   }
   std::string notes;
   const std::string interval = "[" + fixed(*s.performance_low, 3) + ", " + fixed(*s.performance_high, 3) + "]";
@@ -171,9 +177,9 @@ std::string score_notes(const Scores& s) {
   } else {
     notes += "performance score 95% interval: " + interval + "\n";
   }
-  const size_t incorrect = s.operators_with_performance_tests - s.correct_operators_with_performance_tests;
+  const size_t incorrect = s.timed_operators - s.correct_timed_operators;
   if (incorrect > 0) {
-    notes += "performance: " + std::to_string(incorrect) + " of " + std::to_string(s.operators_with_performance_tests) +
+    notes += "performance: " + std::to_string(incorrect) + " of " + std::to_string(s.timed_operators) +
              " timed operators failed correctness; over the correct ones only the performance score is " +
              (s.correct_performance ? fixed(*s.correct_performance, 2) : std::string("undefined (none is correct)")) +
              "\n";

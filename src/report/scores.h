@@ -29,6 +29,7 @@ struct OperatorSummary {
   std::optional<double> geomean_speedup;  // over performance tests, failed ones as 1.0; absent: none
   std::optional<double> mean_speedup;     // the same with the arithmetic mean (OVERALL_SUMMARY.md's table)
   double geomean_log_variance = 0.0;      // the variance of log(geomean_speedup), from the tests' intervals
+  size_t timed_tests = 0;                 // performance tests that measured a speedup
   // The CSV keeps BackendBench's definitions: over successful tests only, 0 when none.
   double avg_speedup = 0.0;
   double successful_geomean_speedup = 0.0;
@@ -46,10 +47,13 @@ struct Scores {
   size_t operators_with_performance_tests = 0;
   size_t failed_correctness_tests = 0;
   size_t failed_performance_tests = 0;
-  // Beside BackendBench's scores, what keeps them from misleading:
-  // the performance score over the operators that are also correct (absent when
-  // none is), since a wrong kernel's speedup measures nothing worth having;
-  size_t correct_operators_with_performance_tests = 0;
+  // Beside BackendBench's scores, what keeps them from misleading: the
+  // operators with at least one speedup measured (a failed performance test
+  // enters the score as 1.0 but measures nothing);
+  size_t timed_operators = 0;
+  // the performance score over the timed operators that are also correct
+  // (absent when none is), since a wrong kernel's speedup is worth nothing;
+  size_t correct_timed_operators = 0;
   std::optional<double> correct_performance;
   // and the performance score's 95% interval, from the tests' own intervals
   // (absent when nothing was timed).

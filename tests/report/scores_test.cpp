@@ -219,6 +219,15 @@ TEST(ScoresTest, NothingTimedIsSaidNotScored) {
   EXPECT_EQ(s.performance, 1.0);  // BackendBench's empty default stays
   EXPECT_FALSE(s.performance_low);
   EXPECT_NE(score_notes(s).find("nothing was timed"), std::string::npos) << score_notes(s);
+
+  // Performance tests that all failed before timing enter the score as 1.0 but time nothing.
+  r.performance = {performance("a", std::nullopt)};
+  const Scores failed = compute_scores(summarize_operators(r), 1.0);
+  EXPECT_EQ(failed.timed_operators, 0u);
+  EXPECT_FALSE(failed.performance_low);
+  EXPECT_NE(score_notes(failed).find("nothing was timed (1 performance test(s) failed before timing)"),
+            std::string::npos)
+      << score_notes(failed);
 }
 
 TEST(ScoresTest, ARunThatEvaluatedNoOperatorSaysSo) {
@@ -229,8 +238,8 @@ TEST(ScoresTest, ARunThatEvaluatedNoOperatorSaysSo) {
 TEST(ScoresTest, IncorrectOperatorsAreLeftOutOfTheCorrectOnlyPerformance) {
   const Scores s = compute_scores(summarize_operators(mixed_run()), 1.0);
   // a (correct, 4x) and d (no correctness test, 9x) and b (incorrect) were timed.
-  EXPECT_EQ(s.operators_with_performance_tests, 3u);
-  EXPECT_EQ(s.correct_operators_with_performance_tests, 1u);
+  EXPECT_EQ(s.timed_operators, 3u);
+  EXPECT_EQ(s.correct_timed_operators, 1u);
   ASSERT_TRUE(s.correct_performance);
   EXPECT_NEAR(*s.correct_performance, 4.0, 1e-9);
   const std::string notes = score_notes(s);

@@ -20,8 +20,9 @@ std::string scores_section(const Scores& s, const RunResults& results) {
   const std::string p = detail::python_float(s.p);
   std::string out = "<section id=\"scores\"><h2>Scores</h2><div class=\"cards\">";
   out += card(detail::share(s.correctness), "correctness: mean pass rate over operators", score_class(s.correctness, 1.0, 0.5));
-  if (s.operators_with_performance_tests == 0) {
-    out += card("none", "performance: nothing was timed (the score's empty default is 1.00)", "muted");
+  if (s.timed_operators == 0) {
+    out += card("none", "performance: nothing was timed (the score's default is " + detail::fixed(s.performance, 2) + ")",
+                "muted");
   } else {
     // Green only for speedups of correct kernels: a wrong kernel's speed is worth nothing.
     const std::string tone = s.correct_performance ? score_class(*s.correct_performance, 1.0, 0.95) : "bad";
@@ -29,11 +30,11 @@ std::string scores_section(const Scores& s, const RunResults& results) {
                 "performance: geomean speedup over operators, 95% interval [" + detail::fixed(*s.performance_low, 3) +
                     ", " + detail::fixed(*s.performance_high, 3) + "]",
                 tone);
-    if (s.correct_operators_with_performance_tests < s.operators_with_performance_tests) {
+    if (s.correct_timed_operators < s.timed_operators) {
       out += card(s.correct_performance ? detail::fixed(*s.correct_performance, 2) : std::string("none"),
                   "performance over the correct operators only (" +
-                      std::to_string(s.correct_operators_with_performance_tests) + " of " +
-                      std::to_string(s.operators_with_performance_tests) + " timed)",
+                      std::to_string(s.correct_timed_operators) + " of " + std::to_string(s.timed_operators) +
+                      " timed)",
                   s.correct_performance ? score_class(*s.correct_performance, 1.0, 0.95) : "bad");
     }
   }
