@@ -148,22 +148,33 @@ std::optional<BorrowedWork> BorrowedWorkCheck::check_linked(const std::vector<Li
 }
 
 std::optional<BorrowedWork> BorrowedWorkCheck::check_calls(const CallCounts& candidate, const CallCounts& reference) const {
+  return check(candidate, reference, "while it ran", !native_or_triton(language_));
+}
+
+std::optional<BorrowedWork> BorrowedWorkCheck::check_import_calls(const CallCounts& imported,
+                                                                  const CallCounts& reference) const {
+  return check(imported, reference, "while its module was imported", true);
+}
+
+std::optional<BorrowedWork> BorrowedWorkCheck::check(const CallCounts& calls, const CallCounts& reference,
+                                                     std::string_view when, bool computing_calls_allowed) const {
   using report::ErrorType;
   if (language_ == backends::KernelLanguage::aten) return std::nullopt;
   const std::string replaced = display_name(replaced_);
+  const std::string during(when);
   std::optional<BorrowedWork> found;
-  for (const auto& [op, count] : candidate) {
+  for (const auto& [op, count] : calls) {
     const auto [ns, base] = split_name(op.name);
     const std::string called = display_name(op);
     if (replaces(ns, base)) {
       return BorrowedWork{ErrorType::reference_fallback,
-                          "called " + called + " while it ran: ATen did the work of " + replaced + ", which it replaces"};
+                          "called " + called + " " + during + ": ATen did the work of " + replaced + ", which it replaces"};
     }
     if (is_allowed_call(base)) continue;
     if (op != replaced_ && reference.contains(op)) {
-      found = BorrowedWork{ErrorType::reference_fallback, "called " + called + " while it ran, which ATen's " +
+      found = BorrowedWork{ErrorType::reference_fallback, "called " + called + " " + during + ", which ATen's " +
                                                               replaced + " calls to do its work on this input"};
-    } else if (!found && native_or_triton(language_)) {
+    } else if (!found && !computing_calls_allowed) {
       found = BorrowedWork{ErrorType::aten_compute_call,
                            "called " + called + " while it ran: a " + language_name(language_) +
                                " kernel must compute itself; it may call ATen only to allocate, view, copy or fill"};

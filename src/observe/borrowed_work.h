@@ -49,9 +49,17 @@ class BorrowedWorkCheck {
   // The ATen calls made while the candidate ran, and those the ATen reference
   // made on the same input (its implementation for that input).
   std::optional<BorrowedWork> check_calls(const CallCounts& candidate, const CallCounts& reference) const;
+  // The ATen calls made while the kernel's module was imported (the loader's
+  // own left out): ATen's work done ahead of time (a CUDA graph of the
+  // operator captured, its results kept) is ReferenceFallback too. Other
+  // computing calls are allowed there: constants, tables, warm-ups.
+  std::optional<BorrowedWork> check_import_calls(const CallCounts& imported, const CallCounts& reference) const;
 
  private:
   bool replaces(std::string_view ns, std::string_view base) const;
+  // `when`: "while it ran", "while its module was imported".
+  std::optional<BorrowedWork> check(const CallCounts& calls, const CallCounts& reference, std::string_view when,
+                                    bool computing_calls_allowed) const;
 
   c10::OperatorName replaced_;
   std::string ns_, base_;  // "aten", "relu" (relu_ and relu.out share it)

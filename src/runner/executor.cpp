@@ -1,6 +1,7 @@
 #include "runner/executor.h"
 
 #include "backends/variants.h"
+#include "observe/aten_calls.h"
 #include "observe/aten_tables.h"
 #include "runner/global_state.h"
 #include "ops/resolve.h"
@@ -26,7 +27,9 @@ TestExecutor::OperatorState& TestExecutor::state_of(const std::string& op_name) 
   }
   const auto& handle = std::get<c10::OperatorHandle>(resolved);
   GlobalStateGuard loading(options_.device);  // a kernel's module may change settings when imported
+  observe::AtenCallRecorder importing;  // and call ATen: its operator's work, ahead of time
   backends::ResolvedKernel kernel = backends::resolve_kernel(backend_, handle);
+  observe::CallCounts import_calls = importing.finish();
   if (const auto changed = loading.restore(); !changed.empty()) {
     state.load_failure = {report::ErrorType::global_state_changed,
                           describe_global_changes(changed, "loading the kernel")};
@@ -56,6 +59,8 @@ TestExecutor::OperatorState& TestExecutor::state_of(const std::string& op_name) 
   }
   state.run = std::make_unique<OperatorRun>(state.short_name, handle, std::move(kernel.kernel), options_,
                                             launch_floor_ms_);
+  // A kernel file of its own was imported for this operator (not a library's table, as FlagGems').
+  if (!state.run->kernel_source().empty()) state.run->set_import_calls(std::move(import_calls));
   return state;
 }
 

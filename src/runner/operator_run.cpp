@@ -177,6 +177,7 @@ std::function<std::optional<ReferenceRun>()> OperatorRun::rerun_on(const torch::
 }
 
 std::optional<Failure> OperatorRun::borrowed_work(const CandidateRun& candidate, const ReferenceRun& reference) const {
+  if (auto b = borrowed_.check_import_calls(import_calls_, reference.calls)) return Failure(b->type, b->message);
   if (auto b = borrowed_.check_calls(candidate.calls, reference.calls)) return Failure(b->type, b->message);
   return std::nullopt;
 }

@@ -56,6 +56,10 @@ class OperatorRun {
   TestOutcome performance(const data::InputRecord& input, bool known_correct = false);
   // Where the last performance test's reference timing came from.
   timing::ReferenceSource reference_source() const { return reference_source_; }
+  // The ATen calls made while the kernel's module was imported, judged with
+  // every correctness test's borrowed work (observe/borrowed_work.h).
+  void set_import_calls(observe::CallCounts calls) { import_calls_ = std::move(calls); }
+  const std::filesystem::path& kernel_source() const { return kernel_.source; }
 
  private:
   struct Checked;  // what checking one record found
@@ -113,6 +117,7 @@ class OperatorRun {
   const double floor_ms_;
   JudgeRules rules_;
   observe::BorrowedWorkCheck borrowed_;
+  observe::CallCounts import_calls_;
   bool observe_;  // the candidate is not ATen itself: its calls (and ATen's) are recorded
   std::optional<std::optional<Failure>> linked_;  // what its shared object links, once read
   std::unordered_set<std::string> passed_;         // args of the correctness tests that passed

@@ -105,6 +105,29 @@ TEST_F(CliPython, AKernelThatReplacesATensKernelFailsAsATenReplaced) {
   EXPECT_GT(every_test_failed(dir_ / "out", "ATenReplaced", "relu_implementation_1.py"), 0u);
 }
 
+// ATen's work done when the kernel's module is imported (results of the
+// operator kept for later, as a CUDA graph of it would be) is borrowed too.
+TEST_F(CliPython, CallingTheOperatorWhileTheModuleIsImportedIsAFallback) {
+  write("k/relu/relu_implementation_1.py",
+        "import torch\n"
+        "_warm = torch.relu(torch.linspace(-1, 1, 8))  # ATen's relu, ahead of time\n"
+        "def relu_kernel_impl(x):\n"
+        "    return torch.where(x > 0, x, torch.zeros_like(x)) if x.numel() else x.clone()\n");
+  write("ok/relu/relu_implementation_1.py",
+        "import torch\n"
+        "_table = torch.linspace(-1, 1, 8).exp()  # other operators at import are the module's own business\n"
+        "def relu_kernel_impl(x):\n"
+        "    return x.clone()\n");
+  const Outcome o = run("--suite smoke --backend directory --ops-directory k --device cpu --log-dir out");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(every_test_failed(dir_ / "out", "ReferenceFallback", "while its module was imported"), 10u);
+  const Outcome other = run("--suite smoke --backend directory --ops-directory ok --device cpu --log-dir out_ok");
+  ASSERT_EQ(other.exit_code, 0) << other.err;
+  for (const auto& r : read_json(dir_ / "out_ok" / "full_results.json")) {
+    EXPECT_NE(r["error_type"], "ReferenceFallback") << r.dump();  // fails as a wrong relu, not as a fallback
+  }
+}
+
 // The routes that call ATen past the dispatcher's RecordFunction (a
 // redispatch to a key, one key's kernel, the observation turned off or its
 // callbacks cleared) go through the whole dispatcher in the engine's
