@@ -51,8 +51,16 @@ void enter_sandbox(const workers::WorkerConfig& config) {
   BB_LOG(debug) << "worker " << ::getpid() << " sandboxed: seccomp " << (applied.seccomp ? "on" : "off")
                 << ", Landlock ABI " << applied.landlock_abi << ", writable: " << writable;
   if (applied.threads > 1) {
-    BB_LOG(warning) << "sandbox: the worker had " << applied.threads
-                    << " threads when it entered Landlock; all but one are not confined by it";
+    std::string names;
+    for (const auto& name : applied.thread_names) names += (names.empty() ? "" : ", ") + name;
+    BB_LOG(warning) << "sandbox: the worker had " << applied.threads << " threads when it entered Landlock (" << names
+                    << "); all but one are not confined by it";
+  }
+  if (!applied.skipped.empty()) {
+    std::string parts;
+    for (const auto& part : applied.skipped) parts += (parts.empty() ? "" : ",") + part;
+    BB_LOG(warning) << "**************** BACKENDBENCH_SANDBOX_SKIP=" << parts
+                    << ": worker " << ::getpid() << " runs kernels without these parts of the sandbox (docs/sandbox.md) ****************";
   }
 }
 

@@ -85,30 +85,64 @@ std::runtime_error failure(const std::string& what) {
   return std::runtime_error("sandbox: " + what + ": " + std::strerror(errno));
 }
 
+// What enter_sandbox leaves out of Landlock (BACKENDBENCH_SANDBOX_SKIP, a diagnostic).
+struct LandlockParts {
+  bool fs = true;            // writes beneath the allowed folders only
+  bool ioctl = true;         // ioctl on device files beneath /dev only (ABI 5)
+  bool net = true;           // no TCP bind/connect (ABI 4)
+  bool scopes = true;        // no signal or abstract Unix socket beyond the domain (ABI 6)
+  bool own_threads = true;   // the worker may write its own threads' files (/proc/<pid>/task/...)
+};
+
+// The worker's /proc/<pid>/task, held open for the life of the process: a
+// Landlock rule names an inode, and procfs makes a new inode for a path whose
+// dentry was dropped, so the rule holds only while this keeps the dentry in place.
+int g_own_tasks_fd = -1;
+
 // Confines this thread and its future children: writes beneath `writable`
 // only, no TCP, no signals or abstract Unix sockets beyond the domain.
-void restrict_with_landlock(int abi, const std::vector<fs::path>& writable) {
+//
+// Besides `writable`, the worker may write the files of its own threads
+// (/proc/<pid>/task/<tid>/...): the CUDA driver names the threads it starts
+// during cuInit by writing /proc/<pid>/task/<tid>/comm (pthread_setname_np on
+// another thread), and fails with cudaErrorOperatingSystem ("OS call failed
+// or operation not supported on this OS") when that write is refused. These
+// files are this process's own (its memory through .../mem included, which its
+// native code can reach anyway): nothing of another process, nothing on disk.
+void restrict_with_landlock(int abi, const std::vector<fs::path>& writable, const LandlockParts& parts) {
   RulesetAttr attr;
-  attr.handled_access_fs = write_rights(abi);
-  if (abi >= 4) attr.handled_access_net = kNetBindTcp | kNetConnectTcp;  // no rule allows any
+  if (parts.fs) attr.handled_access_fs = write_rights(abi) & ~kFsIoctlDev;
+  if (parts.ioctl && abi >= 5) attr.handled_access_fs |= kFsIoctlDev;  // allowed beneath /dev (GPU nodes) only
+  if (parts.net && abi >= 4) attr.handled_access_net = kNetBindTcp | kNetConnectTcp;  // no rule allows any
   // Without the signal scope a kernel could kill the run (os.kill(os.getppid(), ...)) or any
   // process of the user; without the socket scope it could reach abstract sockets outside.
-  if (abi >= 6) attr.scoped = kScopeAbstractUnixSocket | kScopeSignal;
+  if (parts.scopes && abi >= 6) attr.scoped = kScopeAbstractUnixSocket | kScopeSignal;
+  if (attr.handled_access_fs == 0 && attr.handled_access_net == 0 && attr.scoped == 0) return;  // all left out
   const size_t size = abi >= 6 ? sizeof(RulesetAttr) : abi >= 4 ? 2 * sizeof(uint64_t) : sizeof(uint64_t);
   const Fd ruleset(static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, size, 0)));
   if (ruleset.get() < 0) throw failure("cannot create a Landlock ruleset");
+  const auto allow = [&](int fd, uint64_t access, const std::string& what) {
+    landlock_path_beneath_attr rule{};
+    rule.allowed_access = access & attr.handled_access_fs;
+    if (rule.allowed_access == 0) return;
+    rule.parent_fd = fd;
+    if (::syscall(SYS_landlock_add_rule, ruleset.get(), LANDLOCK_RULE_PATH_BENEATH, &rule, 0) != 0) {
+      throw failure("cannot allow writes beneath " + what);
+    }
+  };
   for (const fs::path& path : writable) {
     const Fd folder(::open(path.c_str(), O_PATH | O_CLOEXEC));
     if (folder.get() < 0) continue;  // not there: nothing to allow
     struct stat st{};
     ::fstat(folder.get(), &st);
-    landlock_path_beneath_attr rule{};
-    rule.allowed_access = attr.handled_access_fs;
-    if (!S_ISDIR(st.st_mode)) rule.allowed_access &= kFsWriteFile | kFsTruncate | kFsIoctlDev;
-    rule.parent_fd = folder.get();
-    if (::syscall(SYS_landlock_add_rule, ruleset.get(), LANDLOCK_RULE_PATH_BENEATH, &rule, 0) != 0) {
-      throw failure("cannot allow writes beneath " + path.string());
-    }
+    uint64_t access = attr.handled_access_fs;
+    if (!S_ISDIR(st.st_mode)) access &= kFsWriteFile | kFsTruncate | kFsIoctlDev;
+    allow(folder.get(), access, path.string());
+  }
+  if (parts.fs && parts.own_threads) {
+    if (g_own_tasks_fd < 0) g_own_tasks_fd = ::open("/proc/self/task", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (g_own_tasks_fd < 0) throw failure("cannot open /proc/self/task");
+    allow(g_own_tasks_fd, kFsWriteFile | kFsTruncate, "/proc/self/task");  // writes to existing files only
   }
   if (::syscall(SYS_landlock_restrict_self, ruleset.get(), 0) != 0) throw failure("cannot enter the Landlock domain");
 }
@@ -280,23 +314,61 @@ std::vector<std::string> sandbox_gaps() {
 SandboxApplied enter_sandbox(const SandboxConfig& config, int run_pid, bool cuda) {
   SandboxApplied applied;
   std::error_code ec;
-  applied.threads = static_cast<int>(std::distance(fs::directory_iterator("/proc/self/task", ec), fs::directory_iterator()));
-  apply_sandbox_limits();
+  for (const auto& task : fs::directory_iterator("/proc/self/task", ec)) {
+    std::ifstream comm(task.path() / "comm");
+    std::string name;
+    std::getline(comm, name);
+    applied.thread_names.push_back(name);
+  }
+  applied.threads = std::max<int>(1, static_cast<int>(applied.thread_names.size()));
+  LandlockParts landlock;
+  bool seccomp = true, limits = true;
+  applied.skipped = sandbox_parts_skipped();
+  for (const std::string& part : applied.skipped) {
+    if (part == "landlock") landlock.fs = landlock.ioctl = landlock.net = landlock.scopes = false;
+    else if (part == "landlock-fs") landlock.fs = false;
+    else if (part == "landlock-ioctl") landlock.ioctl = false;
+    else if (part == "landlock-net") landlock.net = false;
+    else if (part == "landlock-scopes") landlock.scopes = false;
+    else if (part == "landlock-own-threads") landlock.own_threads = false;
+    else if (part == "seccomp") seccomp = false;
+    else if (part == "rlimits") limits = false;
+    else {
+      throw std::runtime_error("sandbox: BACKENDBENCH_SANDBOX_SKIP names '" + part + "', which is no part of it "
+                               "(landlock, landlock-fs, landlock-ioctl, landlock-net, landlock-scopes, "
+                               "landlock-own-threads, seccomp, rlimits)");
+    }
+  }
+  if (limits) apply_sandbox_limits();
   for (const fs::path& folder : writable_folders(config, cuda)) applied.writable.push_back(folder.string());
   applied.landlock_abi = landlock_abi();
   if (applied.landlock_abi > 0) {
     if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) throw failure("cannot set no_new_privs");
-    restrict_with_landlock(applied.landlock_abi, {applied.writable.begin(), applied.writable.end()});
+    restrict_with_landlock(applied.landlock_abi, {applied.writable.begin(), applied.writable.end()}, landlock);
   }
 #ifdef BACKENDBENCH_HAVE_SECCOMP
-  if (seccomp_available()) {
+  if (seccomp && seccomp_available()) {
     install_seccomp(run_pid);
     applied.seccomp = true;
   }
 #else
   (void)run_pid;
+  (void)seccomp;
 #endif
   return applied;
+}
+
+std::vector<std::string> sandbox_parts_skipped() {
+  std::vector<std::string> parts;
+  const char* value = std::getenv("BACKENDBENCH_SANDBOX_SKIP");
+  std::string text = value ? value : "";
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    if (comma > start) parts.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return parts;
 }
 
 bool is_secret_variable(const std::string& name) {
@@ -315,9 +387,14 @@ std::vector<std::string> worker_environment(char** envp, const std::string& scra
     const std::string name = text.substr(0, text.find('='));
     if (is_secret_variable(name)) continue;
     if (!scratch_dir.empty() && name == "TMPDIR") continue;
+    if (name == "TORCHINDUCTOR_COMPILE_THREADS") continue;
     env.push_back(text);
   }
   if (!scratch_dir.empty()) env.push_back("TMPDIR=" + scratch_dir);
+  // torch.compile in a kernel compiles in the worker itself: with more than one
+  // thread inductor starts a pool of compile workers (subprocesses) that outlive
+  // the test, which the sandbox then kills and counts as SandboxViolation.
+  env.push_back("TORCHINDUCTOR_COMPILE_THREADS=1");
   return env;
 }
 

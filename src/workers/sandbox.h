@@ -4,7 +4,8 @@
 //   - seccomp (libseccomp): no ptrace, process_vm_readv/writev, pidfd_getfd,
 //     no signal aimed at the run, no new network socket;
 //   - Landlock: writes only beneath its scratch folder (its TMPDIR), the
-//     compiler caches, the device lock folder and /dev; no TCP bind/connect;
+//     compiler caches, the device lock folder and /dev (and to its own
+//     threads' /proc/<pid>/task files: CUDA names its threads); no TCP bind/connect;
 //     no signal or abstract Unix socket beyond its own domain;
 //   - resource limits: no core dumps, a file-size cap, a task-count cap.
 // The run starts workers with secrets removed from their environment
@@ -39,7 +40,16 @@ struct SandboxApplied {
   int landlock_abi = 0;  // 0: no Landlock
   std::vector<std::string> writable;  // the folders it may write beneath
   int threads = 1;  // the process's threads when it entered: any but the caller escape Landlock
+  std::vector<std::string> thread_names;  // theirs (/proc/self/task/*/comm), the caller's among them
+  std::vector<std::string> skipped;  // the parts left out (sandbox_parts_skipped)
 };
+
+// The parts of the sandbox that BACKENDBENCH_SANDBOX_SKIP (comma-separated)
+// leaves out, for diagnosing a platform on which the sandbox breaks something
+// (docs/sandbox.md): landlock (all of it), landlock-fs, landlock-ioctl,
+// landlock-net, landlock-scopes, landlock-own-threads, seccomp, rlimits.
+// enter_sandbox refuses a name it does not know.
+std::vector<std::string> sandbox_parts_skipped();
 
 // Confines this process (a worker, before any kernel code is loaded) and
 // every process it starts afterwards. `run_pid` is the run's process, which
@@ -56,7 +66,9 @@ SandboxApplied enter_sandbox(const SandboxConfig& config, int run_pid, bool cuda
 bool is_secret_variable(const std::string& name);
 
 // The environment a worker starts with: `envp` (the run's environ) less its
-// secrets, with TMPDIR set to `scratch_dir` (when not empty).
+// secrets, with TMPDIR set to `scratch_dir` (when not empty) and
+// TORCHINDUCTOR_COMPILE_THREADS=1 (whatever the run's says: inductor's pool of
+// compile workers would outlive the test that started it).
 std::vector<std::string> worker_environment(char** envp, const std::string& scratch_dir);
 
 }  // namespace backendbench::workers

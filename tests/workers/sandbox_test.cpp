@@ -5,6 +5,7 @@
 // double-forked, setsid'ed descendants it inherits.
 #include <gtest/gtest.h>
 
+#include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -17,6 +18,7 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <thread>
 
 #include "workers/reaper.h"
 #include "workers/sandbox.h"
@@ -37,9 +39,12 @@ TEST(SandboxEnvironment, SecretsAreLeftOutAndTmpdirIsTheScratchFolder) {
   EXPECT_FALSE(is_secret_variable("PATH"));
   EXPECT_FALSE(is_secret_variable("CUDA_VISIBLE_DEVICES"));
   EXPECT_FALSE(is_secret_variable("BACKENDBENCH_CACHE"));
-  std::string a = "PATH=/bin", b = "OPENAI_API_KEY=sk-1", c = "TMPDIR=/tmp", d = "MY_TOKEN=x";
-  char* envp[] = {a.data(), b.data(), c.data(), d.data(), nullptr};
-  EXPECT_EQ(worker_environment(envp, "/scratch/w1"), (std::vector<std::string>{"PATH=/bin", "TMPDIR=/scratch/w1"}));
+  std::string a = "PATH=/bin", b = "OPENAI_API_KEY=sk-1", c = "TMPDIR=/tmp", d = "MY_TOKEN=x",
+              e = "TORCHINDUCTOR_COMPILE_THREADS=8";
+  char* envp[] = {a.data(), b.data(), c.data(), d.data(), e.data(), nullptr};
+  // One inductor compile thread: no compile-worker pool left running after a test.
+  EXPECT_EQ(worker_environment(envp, "/scratch/w1"),
+            (std::vector<std::string>{"PATH=/bin", "TMPDIR=/scratch/w1", "TORCHINDUCTOR_COMPILE_THREADS=1"}));
 }
 
 // Runs `body` in a forked child; returns its wait status.
@@ -113,6 +118,54 @@ TEST_F(SandboxedChild, SignallingTheParentOrOpeningAnInetSocketIsKilledWithSigsy
     ::_exit(::socketpair(AF_UNIX, SOCK_STREAM, 0, fds) == 0 ? 0 : 22);  // Unix sockets stay
   });
   EXPECT_TRUE(WIFEXITED(unix_status) && WEXITSTATUS(unix_status) == 0) << unix_status;
+}
+
+// The CUDA driver names the threads it starts in cuInit by writing
+// /proc/<pid>/task/<tid>/comm (pthread_setname_np on another thread); a refusal
+// fails CUDA's initialisation with cudaErrorOperatingSystem. A sandboxed worker
+// may write its own threads' files, threads started after it entered included.
+TEST_F(SandboxedChild, ItsOwnThreadsCanBeNamedAfterItEntered) {
+  if (!sandbox_gaps().empty()) GTEST_SKIP() << sandbox_gaps().front();
+  const int status = in_child([&] {
+    enter();
+    int rc = -1;
+    std::thread named([] { ::usleep(100000); });
+    rc = ::pthread_setname_np(named.native_handle(), "bb-named");
+    named.join();
+    if (rc != 0) ::_exit(40);
+    if (can_write(dir_ / "outside" / "no.txt")) ::_exit(41);  // the rest stays closed
+    ::_exit(0);
+  });
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  // Without that rule (as the sandbox first was), Landlock refuses the write.
+  const int refused = in_child([&] {
+    ::setenv("BACKENDBENCH_SANDBOX_SKIP", "landlock-own-threads", 1);
+    enter();
+    std::thread named([] { ::usleep(100000); });
+    const int rc = ::pthread_setname_np(named.native_handle(), "bb-named");
+    named.join();
+    ::_exit(rc == EACCES ? 0 : 42);
+  });
+  ASSERT_TRUE(WIFEXITED(refused)) << refused;
+  EXPECT_EQ(WEXITSTATUS(refused), 0);
+}
+
+TEST(SandboxSkip, NamesThePartsLeftOutAndRefusesUnknownOnes) {
+  ::setenv("BACKENDBENCH_SANDBOX_SKIP", "seccomp,,landlock-ioctl", 1);
+  EXPECT_EQ(sandbox_parts_skipped(), (std::vector<std::string>{"seccomp", "landlock-ioctl"}));
+  ::setenv("BACKENDBENCH_SANDBOX_SKIP", "everything", 1);
+  const int status = in_child([] {
+    try {
+      enter_sandbox({.enabled = true, .scratch_dir = "", .lock_dir = ""}, ::getppid(), false);
+    } catch (const std::runtime_error&) {
+      ::_exit(0);
+    }
+    ::_exit(50);
+  });
+  ::unsetenv("BACKENDBENCH_SANDBOX_SKIP");
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 TEST(Reaper, KillsDoubleForkedDetachedDescendants) {
