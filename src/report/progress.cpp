@@ -78,6 +78,8 @@ void Progress::record(size_t index, Status status, double seconds) {
   if (index < sizes_.size() && !finished_[index]) {
     finished_[index] = true;
     cost_.add(sizes_[index], seconds);
+    if (first_finished_) finished_since_first_.push_back(index);
+    else first_finished_ = Clock::now();
   }
   switch (status) {
     case Status::passed: ++passed_; break;
@@ -93,15 +95,19 @@ std::string Progress::line() const {
   return line_locked();
 }
 
-// The time left: this process's elapsed time scaled by the predicted cost of
-// the tests left over that of the tests it finished (workers in parallel and
-// time between tests included, as they were so far).
-std::optional<double> Progress::eta_seconds_locked(double elapsed) const {
-  if (cost_.samples() == 0 || done_ >= total_) return std::nullopt;
+// The time left: the time since the first test finished scaled by the
+// predicted cost of the tests left over that of the tests finished since
+// (workers in parallel and time between tests included, as they were; the
+// start, workers loading torch and kernels, left out).
+std::optional<double> Progress::eta_seconds_locked() const {
+  if (finished_since_first_.empty() || done_ >= total_) return std::nullopt;
   double left = 0, finished = 0;
-  for (size_t i = 0; i < sizes_.size(); ++i) (finished_[i] ? finished : left) += cost_.predict(sizes_[i]);
-  if (finished <= 0) return std::nullopt;
-  return elapsed * left / finished;
+  for (size_t i = 0; i < sizes_.size(); ++i) {
+    if (!finished_[i]) left += cost_.predict(sizes_[i]);
+  }
+  for (size_t i : finished_since_first_) finished += cost_.predict(sizes_[i]);
+  const double since_first = std::chrono::duration<double>(Clock::now() - *first_finished_).count();
+  return since_first * left / finished;
 }
 
 std::string Progress::line_locked() const {
@@ -111,7 +117,7 @@ std::string Progress::line_locked() const {
   std::snprintf(buf, sizeof buf, "%zu/%zu [passed %zu, failed %zu, crashed %zu, skipped %zu] %.1f tests/s", done_,
                 total_, passed_, failed_, crashed_, skipped_, rate);
   std::string text = buf;
-  if (const auto eta = eta_seconds_locked(elapsed)) text += ", ETA " + duration_text(*eta);
+  if (const auto eta = eta_seconds_locked()) text += ", ETA " + duration_text(*eta);
   else if (done_ < total_) text += ", " + duration_text(elapsed) + " so far";
   return text;
 }

@@ -52,12 +52,14 @@ class Progress {
  private:
   using Clock = std::chrono::steady_clock;
   std::string line_locked() const;
-  std::optional<double> eta_seconds_locked(double elapsed) const;
+  std::optional<double> eta_seconds_locked() const;
   void draw_locked(bool force);
 
   mutable std::mutex mutex_;
   std::vector<double> sizes_;
   std::vector<bool> finished_;
+  std::optional<std::chrono::steady_clock::time_point> first_finished_;
+  std::vector<size_t> finished_since_first_;  // indices into sizes_
   CostModel cost_;
   size_t total_, done_, passed_ = 0, failed_ = 0, crashed_ = 0, skipped_ = 0;
   size_t done_here_ = 0;  // finished by this process, for the rate

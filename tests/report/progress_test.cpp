@@ -24,10 +24,16 @@ TEST(Progress, CountsEveryStatusAndIncludesResumedTests) {
   log::set_level(log::Level::info);
 }
 
-TEST(Progress, BeforeAnyTestFinishesItSaysHowLongItHasRun) {
+// The first test's time holds the start (workers loading torch and kernels):
+// the ETA is learnt from the tests after it.
+TEST(Progress, UntilASecondTestFinishesItSaysHowLongItHasRun) {
   log::set_level(log::Level::warning);
   Progress progress(std::vector<double>(3, 1.0), 0);
   EXPECT_NE(progress.line().find("so far"), std::string::npos) << progress.line();
+  progress.record(0, Progress::Status::passed, 0.1);
+  EXPECT_NE(progress.line().find("so far"), std::string::npos) << progress.line();
+  progress.record(1, Progress::Status::passed, 0.1);
+  EXPECT_NE(progress.line().find("ETA"), std::string::npos) << progress.line();
   log::set_level(log::Level::info);
 }
 
