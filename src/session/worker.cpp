@@ -50,11 +50,13 @@ void enter_sandbox(const workers::WorkerConfig& config) {
   for (const auto& folder : applied.writable) writable += (writable.empty() ? "" : ", ") + folder;
   BB_LOG(debug) << "worker " << ::getpid() << " sandboxed: seccomp " << (applied.seccomp ? "on" : "off")
                 << ", Landlock ABI " << applied.landlock_abi << ", writable: " << writable;
+  // Threads started before any kernel was loaded run the engine's libraries' code
+  // (jemalloc_bg_thd on CUDA), not a kernel's; seccomp binds them all the same.
   if (applied.threads > 1) {
     std::string names;
     for (const auto& name : applied.thread_names) names += (names.empty() ? "" : ", ") + name;
-    BB_LOG(warning) << "sandbox: the worker had " << applied.threads << " threads when it entered Landlock (" << names
-                    << "); all but one are not confined by it";
+    BB_LOG(debug) << "sandbox: the worker had " << applied.threads << " threads when it entered Landlock (" << names
+                  << "); all but one are not confined by it";
   }
   if (!applied.skipped.empty()) {
     std::string parts;
