@@ -24,13 +24,17 @@ from backendbench import _C
 def cases(device):
     x = torch.randn(64, 64, device=device)
     y = torch.randn(64, 64, device=device)
+    one = "((T([64, 64], f32),), {})"
+    two = "((T([64, 64], f32), T([64, 64], f32)), {})"
+    # (name, the function, its arguments for the direct call, the engine's argument text)
     return [
-        ("relu.default", lambda t: torch.maximum(t, torch.zeros_like(t)), (x,), {}),
-        ("relu.default (returns its input)", None, (x,), {}),
-        ("add.Tensor", lambda a, b, *, alpha=1: torch.sub(a, torch.neg(b)), (x, y), {}),
+        ("relu.default", lambda t: torch.maximum(t, torch.zeros_like(t)), (x,), {}, one),
+        ("relu.default (returns its input)", None, (x,), {}, one),
+        ("add.Tensor", lambda a, b, *, alpha=1: torch.sub(a, torch.neg(b)), (x, y), {}, two),
         ("add.Tensor alpha=2 (a keyword)", lambda a, b, *, alpha=1: torch.sub(a, torch.neg(b * alpha)), (x, y),
-         {"alpha": 2}),
-        ("_softmax.default", lambda t, dim, half: torch.softmax(t, dim), (x, -1, False), {}),
+         {"alpha": 2}, "((T([64, 64], f32), T([64, 64], f32)), {'alpha': 2})"),
+        ("_softmax.default", lambda t, dim, half: torch.softmax(t, dim), (x, -1, False), {},
+         "((T([64, 64], f32), -1, False), {})"),
     ]
 
 
@@ -57,13 +61,13 @@ def main():
     print(f"boundary overhead per call, {device} (torch {torch.__version__}), best of {options.repeats} x "
           f"{options.calls} calls, microseconds")
     print(f"{'operator':36} {'python direct':>14} {'via engine':>11} {'added':>8} {'aten boxed':>11}")
-    for name, fn, args, kwargs in cases(device):
+    for name, fn, args, kwargs, inputs in cases(device):
         op = name.split(" ")[0]
         if fn is None:
             def fn(t):
                 return t
         direct = min(direct_seconds(fn, args, kwargs, options.calls, device) for _ in range(options.repeats))
-        timed = [_C.time_boundary(op, fn, args, kwargs, options.calls) for _ in range(options.repeats)]
+        timed = [_C.time_boundary(op, fn, inputs, str(device), options.calls) for _ in range(options.repeats)]
         engine = min(t["engine_python_s"] for t in timed)
         aten = min(t["aten_boxed_s"] for t in timed)
         print(f"{name:36} {direct * 1e6:14.2f} {engine * 1e6:11.2f} {(engine - direct) * 1e6:8.2f} {aten * 1e6:11.2f}")

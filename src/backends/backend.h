@@ -23,6 +23,8 @@ enum class BackendKind { aten, flag_gems, directory, pregenerated, llm, llm_rela
 std::string_view to_string(BackendKind kind);
 std::optional<BackendKind> parse_backend_kind(std::string_view name);
 std::span<const std::string_view> backend_names();  // in the order above
+// llm, llm_relay, kernel_agent: the backends whose kernels a model writes before they are evaluated.
+bool is_llm_backend(BackendKind kind);
 
 // Which backend, with the settings that say where its kernels come from.
 struct BackendSpec {

@@ -8,7 +8,7 @@
 #include <string>
 #include <utility>
 
-#include "report/error_types.h"
+#include "results/error_types.h"
 
 namespace backendbench::backends {
 
@@ -30,13 +30,13 @@ class KernelError : public std::runtime_error {
 // MissingKernelFunction) while the other kernels run.
 class KernelUnusable : public std::runtime_error {
  public:
-  KernelUnusable(report::ErrorType type, const std::string& message, std::string traceback)
+  KernelUnusable(results::ErrorType type, const std::string& message, std::string traceback)
       : std::runtime_error(message), type_(type), traceback_(std::move(traceback)) {}
-  report::ErrorType type() const { return type_; }
+  results::ErrorType type() const { return type_; }
   const std::string& traceback() const { return traceback_; }
 
  private:
-  report::ErrorType type_;
+  results::ErrorType type_;
   std::string traceback_;
 };
 

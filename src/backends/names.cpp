@@ -14,6 +14,9 @@ constexpr util::NameTable<KernelLanguage, 5> kLanguages{{"aten", "cpp", "cuda", 
 std::string_view to_string(BackendKind kind) { return kBackends.name(kind); }
 std::optional<BackendKind> parse_backend_kind(std::string_view name) { return kBackends.parse(name); }
 std::span<const std::string_view> backend_names() { return kBackends.all(); }
+bool is_llm_backend(BackendKind kind) {
+  return kind == BackendKind::llm || kind == BackendKind::llm_relay || kind == BackendKind::kernel_agent;
+}
 std::string_view to_string(KernelLanguage language) { return kLanguages.name(language); }
 
 }  // namespace backendbench::backends

@@ -9,7 +9,7 @@
 namespace backendbench::check {
 namespace {
 
-using report::ErrorType;
+using results::ErrorType;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -350,7 +350,7 @@ std::optional<T> at_or_none(const std::vector<std::optional<T>>& v, size_t i) {
 
 }  // namespace
 
-bool is_value_failure(report::ErrorType type) {
+bool is_value_failure(results::ErrorType type) {
   return type == ErrorType::mismatch || type == ErrorType::precision_loss || type == ErrorType::special_value_mismatch;
 }
 

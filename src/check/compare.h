@@ -22,7 +22,7 @@
 #include <ATen/core/stack.h>
 
 #include "check/tolerance.h"
-#include "report/error_types.h"
+#include "results/error_types.h"
 
 namespace backendbench::check {
 
@@ -50,7 +50,7 @@ struct Expected {
 
 struct Comparison {
   bool matches = true;
-  report::ErrorType type = report::ErrorType::mismatch;  // what failed, when !matches
+  results::ErrorType type = results::ErrorType::mismatch;  // what failed, when !matches
   std::string mismatch;  // why, naming the output: "output 0: shape [2, 3] != expected [3, 2]"
   std::optional<double> max_abs_error;  // against ATen's result, over all compared elements
   std::optional<double> max_rel_error;  // |got - expected| / |expected|; inf where expected is 0
@@ -65,7 +65,7 @@ struct Comparison {
 
 // Whether a failure of `type` is about values (so a nondeterministic reference
 // could explain it), rather than metadata, layout or the contract.
-bool is_value_failure(report::ErrorType type);
+bool is_value_failure(results::ErrorType type);
 
 Comparison compare_outputs(const Expected& expected, const torch::jit::Stack& got, const Tolerance& tolerance = {});
 

@@ -9,7 +9,7 @@
 namespace backendbench::check {
 namespace {
 
-using report::ErrorType;
+using results::ErrorType;
 
 // The alias sets an annotation names, its contained types' included (`Tensor(a)[]`).
 std::vector<c10::Symbol> alias_sets(const c10::AliasInfo* info) {

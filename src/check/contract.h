@@ -23,7 +23,7 @@
 #include <ATen/core/function_schema.h>
 #include <ATen/core/stack.h>
 
-#include "report/error_types.h"
+#include "results/error_types.h"
 
 namespace backendbench::check {
 
@@ -35,7 +35,7 @@ struct CallRecord {
 };
 
 struct Violation {
-  report::ErrorType type;
+  results::ErrorType type;
   std::string message;
 };
 
@@ -54,7 +54,7 @@ std::vector<size_t> changed_arguments(const torch::jit::Stack& now, const torch:
 struct WrittenArgument {
   size_t index;
   std::string name;
-  report::ErrorType wrong_value;  // what a wrong value in it is: wrong_in_place_result, wrong_out_result or mismatch
+  results::ErrorType wrong_value;  // what a wrong value in it is: wrong_in_place_result, wrong_out_result or mismatch
   bool returned;                  // a return aliases it (its value is then compared as that output)
 };
 std::vector<WrittenArgument> written_arguments(const c10::FunctionSchema& schema);

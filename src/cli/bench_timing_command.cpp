@@ -48,7 +48,7 @@ int bench_timing_command(const BenchTimingOptions& o) {
     const session::ProfiledInput p = session::profile_input(request, *o.profile_input, o.profile_calls);
     std::printf("profile-input %zu: %s %s\n", *o.profile_input, p.op_name.c_str(), p.args.c_str());
     std::printf("profiled_calls=%zu engine_median_ms=%.6f timing_mode=%s samples=%zu\n", o.profile_calls,
-                p.engine.median_ms(), timing::to_string(p.engine.mode).c_str(), p.engine.stats.samples);
+                p.engine.median_ms(), results::to_string(p.engine.mode).c_str(), p.engine.stats.samples);
     return 0;
   }
   report::ConsoleBenchReporter console(stdout);

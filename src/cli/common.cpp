@@ -16,7 +16,7 @@ void print_folder(const std::filesystem::path& dir) {
             << "Overall summary saved to: " << absolute << "/OVERALL_SUMMARY.md\n";
 }
 
-void report_run(const report::RunResults& results, const report::RunInfo& info, double p,
+void report_run(const results::RunResults& results, const report::RunInfo& info, double p,
                 const std::optional<std::string>& log_dir) {
   print_scores(report::compute_scores(report::summarize_operators(results), p));
   if (!log_dir) return;

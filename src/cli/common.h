@@ -19,7 +19,7 @@ void print_folder(const std::filesystem::path& dir);
 
 // What `merge` finishes with: the scores, then (unless `log_dir` is nullopt;
 // "" is backendbench_output_<timestamp>) the run folder, and where it went.
-void report_run(const report::RunResults& results, const report::RunInfo& info, double p,
+void report_run(const results::RunResults& results, const report::RunInfo& info, double p,
                 const std::optional<std::string>& log_dir);
 
 }  // namespace backendbench::cli

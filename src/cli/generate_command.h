@@ -10,9 +10,6 @@
 
 namespace backendbench::cli {
 
-// Whether `backend` (as --backend names it) generates its kernels with an LLM.
-bool is_llm_backend(const std::string& backend);
-
 int generate_command(const GenerateOptions& options, const std::string& command_line);
 
 int llm_run_command(const RunOptions& options, const std::string& command_line);

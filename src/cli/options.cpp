@@ -24,6 +24,21 @@ namespace backendbench::cli {
 
 namespace {
 
+// --device, parsed here into a device name ("cuda, cuda:N or cpu").
+void add_device_option(CLI::App& cmd, std::optional<results::DeviceName>& device, const std::string& help) {
+  cmd.add_option_function<std::string>(
+         "--device",
+         [&device](const std::string& text) {
+           device = results::parse_device_name(text);
+           if (!device) {
+             throw CLI::ValidationError("--device", "must be " + std::string(results::kDeviceNameSyntax) + ", got '" +
+                                                       text + "'");
+           }
+         },
+         help)
+      ->type_name("DEVICE");
+}
+
 // Numbers as people write them: 1000, 1e3 and 1000.0 are the same count; 0.5
 // is a fine amount but not a count. Refusals repeat the text as typed and print
 // bounds as written (1, not 1.000000). Counts are rewritten as digits for CLI11.
@@ -87,8 +102,29 @@ CLI::Option* add_log_level(CLI::App& cmd, std::string& level) {
 
 namespace {
 
-const std::vector<std::string> kSuites(suite::suite_names().begin(), suite::suite_names().end());
-const std::vector<std::string> kBackends(backends::backend_names().begin(), backends::backend_names().end());
+// A flag naming one of `names`, parsed here into its kind.
+template <typename Kind>
+CLI::Option* add_kind_option(CLI::App& cmd, const std::string& flag, Kind& kind, std::vector<std::string> names,
+                             const std::string& help) {
+  return cmd
+      .add_option_function<std::string>(
+          flag,
+          [&kind, names](const std::string& text) {
+            for (size_t i = 0; i < names.size(); ++i) {
+              if (names[i] == text) kind = static_cast<Kind>(i);
+            }
+          },
+          help)
+      ->check(CLI::IsMember(names))
+      ->default_str(std::string(to_string(kind)));
+}
+
+// Every name, in the enum's order (suite_names(), backend_names() list them so).
+std::vector<std::string> all_names(std::span<const std::string_view> names) { return {names.begin(), names.end()}; }
+
+CLI::Option* add_suite_option(CLI::App& cmd, suite::SuiteKind& kind, const std::string& help) {
+  return add_kind_option(cmd, "--suite", kind, all_names(suite::suite_names()), help);
+}
 
 CLI::Option* add_dtype(CLI::App& cmd, std::string& dtype) {
   return cmd.add_option("--dtype", dtype,
@@ -99,14 +135,6 @@ CLI::Option* add_dtype(CLI::App& cmd, std::string& dtype) {
       });
 }
 
-// The backends whose kernels an LLM writes: generate's --backend.
-const std::vector<std::string> kLlmBackends = [] {
-  std::vector<std::string> names;
-  for (const auto name : backends::backend_names()) {
-    if (is_llm_backend(std::string(name))) names.emplace_back(name);
-  }
-  return names;
-}();
 
 void add_llm_options(CLI::App& cmd, LlmOptions& o, const std::string& attempts_flags) {
   cmd.add_option(attempts_flags, o.max_attempts, "llm, llm-relay: attempts per operator, each given the last "
@@ -158,7 +186,7 @@ void add_llm_options(CLI::App& cmd, LlmOptions& o, const std::string& attempts_f
 // Checks what the flags cannot check one by one.
 void validate(LlmOptions& o, const CLI::App& cmd) {
   o.model_given = cmd.count("--llm-model") > 0;
-  if (!o.base_url.empty() && o.backend == "llm-relay") {
+  if (!o.base_url.empty() && o.backend == backends::BackendKind::llm_relay) {
     throw UsageError{"--llm-base-url is for --backend llm and kernel_agent; llm-relay posts to --llm-relay-url"};
   }
   if (!o.base_url.empty() && !o.model_given) {
@@ -170,8 +198,8 @@ void validate(LlmOptions& o, const CLI::App& cmd) {
 }
 
 void add_run_options(CLI::App& cmd, RunOptions& o) {
-  cmd.add_option("--suite", o.suite, "Which suite to run")->check(CLI::IsMember(kSuites))->capture_default_str();
-  cmd.add_option("--backend", o.backend, "Which backend to run")->check(CLI::IsMember(kBackends))->capture_default_str();
+  add_suite_option(cmd, o.suite, "Which suite to run");
+  add_kind_option(cmd, "--backend", o.backend, all_names(backends::backend_names()), "Which backend to run");
   cmd.add_option("--ops", o.ops, "Comma-separated operator filters; an operator runs when any is a substring of its name");
   cmd.add_option("--topn-inputs,--topn", o.topn_inputs,
                  "torchbench: run only the N largest inputs (by tensor bytes) of each operator")
@@ -219,7 +247,7 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
                "$BACKENDBENCH_NO_SANDBOX=1. For platforms that lack seccomp or Landlock, and trusted kernels only");
   cmd.add_option("--p", o.p, "Speedup threshold of the perf@p score")->transform(kFinite)->capture_default_str();
   add_log_level(cmd, o.log_level);
-  cmd.add_option("--device", o.device, "cuda, cuda:N or cpu (default: cuda when available, else cpu)");
+  add_device_option(cmd, o.device, "cuda, cuda:N or cpu (default: cuda when available, else cpu)");
   cmd.add_option("--seed", o.seed, "Seed mixed into every test's inputs")->transform(kCount0)->capture_default_str();
   cmd.add_flag("--no-baseline-cache", o.no_baseline_cache,
                "Time the ATen reference every time instead of reusing timings cached in "
@@ -245,18 +273,19 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
 }
 
 void add_generate_options(CLI::App& cmd, GenerateOptions& o) {
-  cmd.add_option("--suite", o.suite, "Which suite to generate kernels for")->check(CLI::IsMember(kSuites))
-      ->capture_default_str();
-  cmd.add_option("--backend", o.llm.backend, "How kernels are generated: llm (Anthropic, or --llm-base-url), "
-                                             "llm-relay or kernel_agent")
-      ->check(CLI::IsMember(kLlmBackends))
-      ->capture_default_str();
+  add_suite_option(cmd, o.suite, "Which suite to generate kernels for");
+  add_kind_option(cmd, "--backend", o.llm.backend, all_names(backends::backend_names()),
+                  "How kernels are generated: llm (Anthropic, or --llm-base-url), llm-relay or kernel_agent")
+      ->check([](const std::string& name) {
+        const auto kind = backends::parse_backend_kind(name);
+        return kind && is_llm_backend(*kind) ? std::string() : "must be llm, llm-relay or kernel_agent";
+      });
   cmd.add_option("--ops", o.ops, "Comma-separated operator filters; an operator is generated when any is a substring "
                                  "of its name");
   cmd.add_option("--data", o.data, "torchbench: the inputs, as for run --data (default: the shipped dataset)");
   cmd.add_option("--topn-inputs,--topn", o.topn_inputs, "torchbench: evaluate with only the N largest inputs")
       ->transform(kCount1);
-  cmd.add_option("--device", o.device, "Where attempts are evaluated: cuda, cuda:N or cpu (default: cuda when "
+  add_device_option(cmd, o.device, "Where attempts are evaluated: cuda, cuda:N or cpu (default: cuda when "
                                        "available, else cpu)");
   cmd.add_option("--seed", o.seed, "Seed mixed into every test's inputs")->capture_default_str();
   cmd.add_option("--num-workers", o.num_workers, "Worker processes that evaluate each attempt (default: one per "
@@ -274,7 +303,7 @@ void add_dataset_options(CLI::App& cmd, DatasetOptions& o) {
   cmd.add_option("--data", o.data, "A trace file or a folder of trace files")->required();
   cmd.add_option("--out", o.out, "The dataset .json to write")->required();
   cmd.add_option("--ops", o.ops, "Comma-separated operator filters");
-  cmd.add_option("--device", o.device, "cuda, cuda:N or cpu (default: cuda when available, else cpu)");
+  add_device_option(cmd, o.device, "cuda, cuda:N or cpu (default: cuda when available, else cpu)");
   cmd.add_option("--seed", o.seed, "Seed mixed into every input")->transform(kCount0)->capture_default_str();
   add_log_level(cmd, o.log_level);
 }
@@ -282,7 +311,7 @@ void add_dataset_options(CLI::App& cmd, DatasetOptions& o) {
 void add_trace_options(CLI::App& cmd, TraceOptions& o) {
   cmd.add_option("--data", o.data, "Inputs to replay: a trace file, a folder of them, or a dataset .json")->required();
   cmd.add_option("--out", o.out, "The trace file to write")->required();
-  cmd.add_option("--device", o.device, "cuda, cuda:N or cpu (default: cuda when available, else cpu)");
+  add_device_option(cmd, o.device, "cuda, cuda:N or cpu (default: cuda when available, else cpu)");
   add_log_level(cmd, o.log_level);
 }
 
@@ -290,7 +319,7 @@ void add_bench_timing_options(CLI::App& cmd, BenchTimingOptions& o) {
   cmd.add_option("--data", o.data, "The dataset .json (default: the shipped dataset)");
   cmd.add_option("--inputs", o.inputs, "Number of inputs, spread from the fastest to the slowest")
       ->transform(kCount1)->capture_default_str();
-  cmd.add_option("--device", o.device, "cuda, cuda:N or cpu (default: cuda when available, else cpu)");
+  add_device_option(cmd, o.device, "cuda, cuda:N or cpu (default: cuda when available, else cpu)");
   cmd.add_option("--out", o.out, "Write every input's operator, arguments, speedup and timings to this JSON file");
   add_log_level(cmd, o.log_level);
   auto& t = o.timing;
@@ -340,7 +369,7 @@ void add_merge_options(CLI::App& cmd, MergeOptions& o) {
 }
 
 void add_setup_dirs_options(CLI::App& cmd, SetupDirsOptions& o) {
-  cmd.add_option("--suite", o.suite, "Which suite's operators")->check(CLI::IsMember(kSuites))->capture_default_str();
+  add_suite_option(cmd, o.suite, "Which suite's operators");
   cmd.add_option("--ops", o.ops, "Comma-separated operator filters");
   cmd.add_option("--data", o.data, "torchbench: the inputs, as for run --data (default: the shipped dataset)");
   add_dtype(cmd, o.dtype);
@@ -375,37 +404,31 @@ void add_report_options(CLI::App& cmd, ReportOptions& o) {
   add_log_level(cmd, o.log_level);
 }
 
-void validate_device(const std::string& device) {
-  if (!device.empty() && device != "cpu" && device != "cuda" && device.rfind("cuda:", 0) != 0) {
-    throw UsageError{"--device: must be cuda, cuda:N or cpu, got '" + device + "'"};
-  }
-}
 
 void validate(const RunOptions& o) {
-  if (o.suite != "torchbench") {
+  if (o.suite != suite::SuiteKind::torchbench) {
     if (o.topn_inputs) throw UsageError{"--topn-inputs is only supported for the torchbench suite"};
     if (o.check_overhead_dominated_ops) {
       throw UsageError{"--check-overhead-dominated-ops is only supported for the torchbench suite"};
     }
     if (!o.data.empty()) throw UsageError{"--data is only supported for the torchbench suite"};
   }
-  if (!o.dtype.empty() && o.suite != "opinfo" && o.suite != "facto") {
+  if (!o.dtype.empty() && o.suite != suite::SuiteKind::opinfo && o.suite != suite::SuiteKind::facto) {
     throw UsageError{"--dtype is only supported for the opinfo and facto suites"};
   }
-  if (o.facto_num_runs && o.suite != "facto") throw UsageError{"--facto-num-runs is only supported for the facto suite"};
-  if (o.suite == "facto" && !o.dtype.empty() && !spec::is_floating(*spec::dtype_from_name(o.dtype))) {
+  if (o.facto_num_runs && o.suite != suite::SuiteKind::facto) throw UsageError{"--facto-num-runs is only supported for the facto suite"};
+  if (o.suite == suite::SuiteKind::facto && !o.dtype.empty() && !spec::is_floating(*spec::dtype_from_name(o.dtype))) {
     throw UsageError{"--dtype " + o.dtype + ": facto draws floating-point tensors in --dtype (integer and bool ones as "
                      "each operator allows); give a floating-point dtype"};
   }
   if (o.resume && (o.log_dir.empty() || o.disable_output_logs)) {
     throw UsageError{"--resume needs --log-dir: the folder of the run to resume"};
   }
-  if (!o.devices.empty() && o.device == "cpu") throw UsageError{"--devices names CUDA devices; --device is cpu"};
+  if (!o.devices.empty() && o.device && !o.device->is_cuda()) throw UsageError{"--devices names CUDA devices; --device is cpu"};
   if (o.baseline_cache && o.no_baseline_cache) throw UsageError{"--baseline-cache and --no-baseline-cache contradict"};
   if (o.workers_per_gpu && o.num_workers) {
     throw UsageError{"--workers-per-gpu and --num-workers both set the number of workers: give one"};
   }
-  validate_device(o.device);
   if (!o.shard.empty() && !suite::parse_shard(o.shard)) {
     throw UsageError{"--shard: must be I/N with 0 <= I < N (e.g. 0/4), got '" + o.shard + "'"};
   }
@@ -415,18 +438,19 @@ void validate(const RunOptions& o) {
 // ignored, which the user should hear about rather than wonder why nothing changed.
 struct BackendFlag {
   const char* flag;
-  std::vector<std::string_view> backends;  // the backends that use it
+  std::vector<backends::BackendKind> backends;  // the backends that use it
 };
 
 std::vector<std::string> ignored_backend_flags(const CLI::App& run, const RunOptions& o) {
+  using enum backends::BackendKind;
   const std::vector<BackendFlag> flags = {
-      {"--llm-max-attempts", {"llm", "llm-relay"}},
-      {"--llm-model", {"llm", "llm-relay", "kernel_agent"}},
-      {"--dsl", {"llm", "llm-relay", "kernel_agent"}},
-      {"--llm-relay-url", {"llm-relay"}},
-      {"--llm-base-url", {"llm", "kernel_agent"}},
-      {"--kernel-agent-workers", {"kernel_agent"}}, {"--kernel-agent-max-rounds", {"kernel_agent"}},
-      {"--ops-directory", {"directory"}},           {"--kernels-dir", {"pregenerated"}},
+      {"--llm-max-attempts", {llm, llm_relay}},
+      {"--llm-model", {llm, llm_relay, kernel_agent}},
+      {"--dsl", {llm, llm_relay, kernel_agent}},
+      {"--llm-relay-url", {llm_relay}},
+      {"--llm-base-url", {llm, kernel_agent}},
+      {"--kernel-agent-workers", {kernel_agent}}, {"--kernel-agent-max-rounds", {kernel_agent}},
+      {"--ops-directory", {directory}},           {"--kernels-dir", {pregenerated}},
   };
   std::vector<std::string> out;
   for (const auto& f : flags) {
@@ -434,8 +458,9 @@ std::vector<std::string> ignored_backend_flags(const CLI::App& run, const RunOpt
     if (!option || option->count() == 0) continue;
     if (std::find(f.backends.begin(), f.backends.end(), o.backend) != f.backends.end()) continue;
     std::string users;
-    for (const auto& b : f.backends) users += std::string(users.empty() ? "" : " or ") + "--backend " + std::string(b);
-    out.push_back(std::string(f.flag) + " is ignored: --backend " + o.backend + " does not use it (" + users + " does)");
+    for (const auto b : f.backends) users += std::string(users.empty() ? "" : " or ") + "--backend " + std::string(to_string(b));
+    out.push_back(std::string(f.flag) + " is ignored: --backend " + std::string(to_string(o.backend)) +
+                  " does not use it (" + users + " does)");
   }
   return out;
 }
@@ -536,8 +561,7 @@ Command parse_command_line(int argc, const char* const* argv) {
     throw UsageError{e.what()};
   }
   if (generate->parsed()) {
-    validate_device(command.generate.device);
-    if (command.generate.suite != "torchbench" && (!command.generate.data.empty() || command.generate.topn_inputs)) {
+    if (command.generate.suite != suite::SuiteKind::torchbench && (!command.generate.data.empty() || command.generate.topn_inputs)) {
       throw UsageError{"--data and --topn-inputs are only supported for the torchbench suite"};
     }
     validate(command.generate.llm, *generate);
@@ -545,12 +569,10 @@ Command parse_command_line(int argc, const char* const* argv) {
     return command;
   }
   if (dataset->parsed()) {
-    validate_device(command.dataset.device);
     command.kind = Command::Kind::dataset;
     return command;
   }
   if (bench->parsed()) {
-    validate_device(command.bench_timing.device);
     const auto& t = command.bench_timing.timing;
     if (t.min_samples && t.max_samples && *t.min_samples > *t.max_samples) {
       throw UsageError{"--min-samples (" + std::to_string(*t.min_samples) + ") exceeds --max-samples (" +
@@ -572,15 +594,14 @@ Command parse_command_line(int argc, const char* const* argv) {
     return command;
   }
   if (trace->parsed()) {
-    validate_device(command.trace.device);
     command.kind = Command::Kind::trace;
     return command;
   }
   if (setup_dirs->parsed()) {
-    if (command.setup_dirs.suite != "torchbench" && !command.setup_dirs.data.empty()) {
+    if (command.setup_dirs.suite != suite::SuiteKind::torchbench && !command.setup_dirs.data.empty()) {
       throw UsageError{"--data is only supported for the torchbench suite"};
     }
-    if (!command.setup_dirs.dtype.empty() && command.setup_dirs.suite != "opinfo" && command.setup_dirs.suite != "facto") {
+    if (!command.setup_dirs.dtype.empty() && command.setup_dirs.suite != suite::SuiteKind::opinfo && command.setup_dirs.suite != suite::SuiteKind::facto) {
       throw UsageError{"--dtype is only supported for the opinfo and facto suites"};
     }
     command.kind = Command::Kind::setup_dirs;

@@ -7,6 +7,12 @@
 #include <vector>
 
 #include "cli/models_command.h"
+#include "backends/backend.h"
+#include "results/device.h"
+#include "suite/suite.h"
+#include "backends/backend.h"
+#include "results/device.h"
+#include "suite/suite.h"
 
 namespace CLI {
 class App;
@@ -24,7 +30,7 @@ extern const CLI::Validator kCount1;  // a whole number >= 1 (1e3 and 1000.0 rea
 // kernel_agent` (which generate, then evaluate the kernels). Names as in
 // BackendBench's scripts/main.py where it has them.
 struct LlmOptions {
-  std::string backend = "llm";  // how kernels are generated: llm, llm-relay or kernel_agent
+  backends::BackendKind backend = backends::BackendKind::llm;  // how kernels are generated: llm, llm_relay or kernel_agent
   int max_attempts = 5;         // per operator (llm, llm-relay)
   std::string model = "claude-sonnet-4-20250514";
   bool model_given = false;     // --llm-model was on the command line
@@ -46,8 +52,8 @@ struct LlmOptions {
 };
 
 struct RunOptions {
-  std::string suite = "smoke";
-  std::string backend = "aten";
+  suite::SuiteKind suite = suite::SuiteKind::smoke;
+  backends::BackendKind backend = backends::BackendKind::aten;
   std::string ops;                     // comma-separated filters
   std::optional<size_t> topn_inputs;
   bool check_overhead_dominated_ops = false;
@@ -67,7 +73,7 @@ struct RunOptions {
   bool no_sandbox = false;             // workers run kernels without the sandbox (workers/sandbox.h)
   double p = 1.0;
   std::string log_level = "INFO";
-  std::string device;                  // "" = cuda when available, else cpu
+  std::optional<results::DeviceName> device;  // absent: cuda when available, else cpu
   uint64_t seed = 0;
   bool no_baseline_cache = false;
   bool baseline_cache = false;         // reuse cached references on the CPU too
@@ -81,11 +87,11 @@ struct RunOptions {
 // `backendbench generate`: kernels written by an LLM, each attempt evaluated
 // by the engine, into generated_kernels/<run>/ (see src/llm).
 struct GenerateOptions {
-  std::string suite = "smoke";
+  suite::SuiteKind suite = suite::SuiteKind::smoke;
   std::string ops;
   std::string data;  // torchbench: as `run --data`
   std::optional<size_t> topn_inputs;
-  std::string device;
+  std::optional<results::DeviceName> device;
   uint64_t seed = 0;
   std::optional<int> num_workers;
   std::optional<double> test_timeout_s;
@@ -99,7 +105,7 @@ struct DatasetOptions {
   std::string data;  // trace file or folder
   std::string out;   // dataset .json to write
   std::string ops;
-  std::string device;
+  std::optional<results::DeviceName> device;
   uint64_t seed = 0;
   std::string log_level = "INFO";
 };
@@ -108,7 +114,7 @@ struct DatasetOptions {
 struct TraceOptions {
   std::string data;
   std::string out;
-  std::string device;
+  std::optional<results::DeviceName> device;
   std::string log_level = "INFO";
 };
 
@@ -129,7 +135,7 @@ struct TimingOverrides {
 struct BenchTimingOptions {
   std::string data;        // dataset (default: the shipped one)
   size_t inputs = 1000;    // how many inputs, spread from the fastest to the slowest
-  std::string device;
+  std::optional<results::DeviceName> device;
   std::string out;         // optional JSON with every input's op, args, speedup and timings
   std::string log_level = "WARNING";
   TimingOverrides timing;
@@ -150,7 +156,7 @@ struct MergeOptions {
 // `backendbench setup-dirs`: one folder per operator of a suite, with a README
 // and a stub kernel, for the directory backend (BackendBench's setup_operator_directories).
 struct SetupDirsOptions {
-  std::string suite = "smoke";
+  suite::SuiteKind suite = suite::SuiteKind::smoke;
   std::string ops;
   std::string data;                          // torchbench: as `run --data`
   std::string dtype;                         // opinfo, facto: as `run --dtype`

@@ -12,7 +12,7 @@ namespace backendbench::cli {
 
 session::RunRequest request_of(const RunOptions& o, const std::string& command_line) {
   session::RunRequest r;
-  r.suite = {.kind = *suite::parse_suite_kind(o.suite),
+  r.suite = {.kind = o.suite,
              .op_filters = data::split_op_filters(o.ops),
              .data = o.data,
              .topn_inputs = o.topn_inputs,
@@ -20,7 +20,7 @@ session::RunRequest request_of(const RunOptions& o, const std::string& command_l
              .dtype = o.dtype.empty() ? spec::Dtype::bf16 : *spec::dtype_from_name(o.dtype),
              .facto_num_runs = o.facto_num_runs.value_or(10),
              .seed = o.seed};
-  r.backend = {.kind = *backends::parse_backend_kind(o.backend),
+  r.backend = {.kind = o.backend,
                .ops_directory = o.ops_directory,
                .kernels_dir = o.kernels_dir};
   r.device = o.device;

@@ -86,12 +86,12 @@ std::vector<std::string> read_string_list(const json& record, const char* name,
   if (v->is_string()) {
     const std::string text = v->get<std::string>();
     if (!comma_separated) {
-      if (!detail::trim(text).empty()) out.emplace_back(detail::trim(text));
+      if (!util::trim(text).empty()) out.emplace_back(util::trim(text));
       return out;
     }
     std::istringstream in(text);
     for (std::string item; std::getline(in, item, ',');) {
-      if (!detail::trim(item).empty()) out.emplace_back(detail::trim(item));
+      if (!util::trim(item).empty()) out.emplace_back(util::trim(item));
     }
     return out;
   }

@@ -69,12 +69,4 @@ bool is_operator_name(std::string_view name) {
   return !after_separator;
 }
 
-std::string_view trim(std::string_view s) {
-  constexpr std::string_view kSpace = " \t\r\n\f\v";
-  const size_t begin = s.find_first_not_of(kSpace);
-  if (begin == std::string_view::npos) return {};
-  const size_t end = s.find_last_not_of(kSpace);
-  return s.substr(begin, end - begin + 1);
-}
-
 }  // namespace backendbench::data::detail

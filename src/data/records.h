@@ -42,9 +42,6 @@ class RecordMerger {
 void add_dataset_record(const nlohmann::json& record, size_t index, const std::string& file,
                         RecordMerger& merger, std::vector<Diagnostic>& diagnostics);
 
-// Strips surrounding whitespace (spaces, tabs, \r, \n).
-std::string_view trim(std::string_view s);
-
 // Whether `name` can name an operator: dot- or `::`-separated identifiers
 // ("aten.add.Tensor", "aten::relu"). Control bytes, spaces and quotes cannot.
 bool is_operator_name(std::string_view name);

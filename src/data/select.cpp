@@ -3,25 +3,16 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "data/records.h"
+#include "util/text.h"
 
 namespace backendbench::data {
 namespace {
-
-std::string join(const std::vector<std::string>& items, std::string_view sep) {
-  std::string out;
-  for (const auto& item : items) {
-    if (!out.empty()) out += sep;
-    out += item;
-  }
-  return out;
-}
 
 // Why a single input is skipped regardless of its siblings; empty if it is not.
 std::string exclusion_reason(const InputRecord& rec, const Selection& selection) {
   if (!rec.included_in_benchmark) {
     if (rec.why_excluded.empty()) return "not included in the benchmark";
-    return join(rec.why_excluded, "; ");
+    return util::join(rec.why_excluded, "; ");
   }
   if (rec.is_synthetic) return "synthetic input (cnt: 0)";
   if (selection.overhead_dominated_only && rec.is_overhead_dominated_op != true) {
@@ -78,7 +69,7 @@ std::vector<std::string> split_op_filters(std::string_view text) {
   std::vector<std::string> out;
   while (!text.empty()) {
     const size_t comma = text.find(',');
-    const std::string_view item = detail::trim(text.substr(0, comma));
+    const std::string_view item = util::trim(text.substr(0, comma));
     if (!item.empty()) out.emplace_back(item);
     if (comma == std::string_view::npos) break;
     text.remove_prefix(comma + 1);

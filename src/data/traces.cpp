@@ -20,7 +20,7 @@ namespace backendbench::data {
 namespace {
 
 namespace fs = std::filesystem;
-using detail::trim;
+using util::trim;
 
 constexpr std::string_view kOperatorPrefix = "Operator:";
 constexpr std::string_view kCountPrefix = "cnt:";

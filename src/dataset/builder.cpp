@@ -37,7 +37,7 @@ Verdict judge(data::InputRecord& r, const BuildOptions& o, double floor_ms) {
   if (!r.args) return {false, {"malformed input: " + r.error}};
   auto prepared = runner::prepare_call(r, o.device, o.seed);
   if (auto* f = std::get_if<runner::PrepareFailure>(&prepared)) {
-    if (f->failure.type() == report::ErrorType::unknown_operator) return {false, {f->failure.message}};
+    if (f->failure.type() == results::ErrorType::unknown_operator) return {false, {f->failure.message}};
     return {false, {f->failure.describe()}};
   }
   const runner::PreparedCall& call = std::get<runner::PreparedCall>(prepared);

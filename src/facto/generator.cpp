@@ -17,6 +17,7 @@
 #include "spec/serialize.h"
 #include "timing/timer.h"
 #include "util/hash.h"
+#include "util/text.h"
 
 namespace backendbench::facto {
 namespace {
@@ -35,17 +36,12 @@ std::unordered_map<std::string, std::vector<Value>> parse_choices(std::string_vi
     text.remove_prefix(std::min(end + 1, text.size()));
     const size_t eq = item.find('=');
     if (eq == std::string_view::npos) throw std::logic_error("facto table, " + std::string(op) + ": no '=' in " + std::string(item));
-    auto trim = [](std::string_view s) {
-      while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-      while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-      return s;
-    };
-    const std::string name(trim(item.substr(0, eq)));
+    const std::string name(util::trim(item.substr(0, eq)));
     std::string_view values = item.substr(eq + 1);
     while (!values.empty()) {
       // '|' never occurs inside these literals.
       const size_t bar = std::min(values.find('|'), values.size());
-      const std::string_view literal = trim(values.substr(0, bar));
+      const std::string_view literal = util::trim(values.substr(0, bar));
       values.remove_prefix(std::min(bar + 1, values.size()));
       auto parsed = spec::parse_value(literal);
       if (auto* e = std::get_if<spec::ParseError>(&parsed)) {
@@ -461,7 +457,7 @@ std::string rejection(const c10::OperatorHandle& op, const data::InputRecord& re
   try {
     // Disagreeing beyond BackendBench's atol/rtol (a difference within it is PrecisionLoss).
     const check::Comparison c = check::compare_outputs(check::Expected{.outputs = outputs[0]}, outputs[1]);
-    if (!c.matches && c.type != report::ErrorType::precision_loss) return "ATen disagreed with itself";
+    if (!c.matches && c.type != results::ErrorType::precision_loss) return "ATen disagreed with itself";
   } catch (const std::exception&) {
     return "ATen's outputs could not be compared";
   }

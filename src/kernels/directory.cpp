@@ -13,25 +13,19 @@
 #include <backendbench/kernel.h>
 
 #include "kernels/python_runtime.h"
+#include "ops/resolve.h"
 #include "util/log.h"
 
 namespace backendbench::kernels {
 namespace fs = std::filesystem;
 
-std::string folder_name(const c10::OperatorHandle& op) {
-  std::string name = op.schema().name();
-  if (const auto colons = name.find("::"); colons != std::string::npos) name = name.substr(colons + 2);
-  const std::string& overload = op.schema().overload_name();
-  return overload.empty() || overload == "default" ? name : name + "__" + overload;
-}
+std::string folder_name(const c10::OperatorHandle& op) { return ops::name_of(op).folder(); }
 
 std::vector<std::string> folder_spellings(const c10::OperatorHandle& op) {
-  std::vector<std::string> spellings{folder_name(op)};
-  std::string bare = op.schema().name();
-  if (const auto colons = bare.find("::"); colons != std::string::npos) bare = bare.substr(colons + 2);
-  const std::string& overload = op.schema().overload_name();
-  if (overload.empty() || overload == "default") spellings.push_back(bare + "__default");
-  if (bare != spellings.front()) spellings.push_back(bare);
+  const results::OperatorName name = ops::name_of(op);
+  std::vector<std::string> spellings{name.folder()};
+  if (name.overload.empty()) spellings.push_back(name.name + "__default");
+  if (name.name != spellings.front()) spellings.push_back(name.name);
   return spellings;
 }
 
@@ -185,7 +179,7 @@ LoadedKernel load_compiled(const c10::OperatorHandle& op, const fs::path& source
     loaded.error = "kernel " + where + " does not register a kernel (no " BACKENDBENCH_KERNEL_ENTRY_SYMBOL
                    "): define `" + expected + "` and add BACKENDBENCH_KERNEL(" + folder_name(op) +
                    "_kernel_impl) from <backendbench/kernel.h>";
-    loaded.error_type = report::ErrorType::missing_kernel_function;
+    loaded.error_type = results::ErrorType::missing_kernel_function;
     return loaded;
   }
   const KernelEntry* entry = entry_fn();

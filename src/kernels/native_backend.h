@@ -10,7 +10,7 @@
 #include <string>
 
 #include "backends/backend.h"
-#include "report/error_types.h"
+#include "results/error_types.h"
 
 namespace backendbench::kernels {
 
@@ -22,7 +22,7 @@ struct LoadedKernel {
   std::filesystem::path source;
   // Why the error makes the kernel unusable, and a Python kernel's traceback,
   // which its operator's tests then report.
-  report::ErrorType error_type = report::ErrorType::kernel_load_error;
+  results::ErrorType error_type = results::ErrorType::kernel_load_error;
   std::string traceback;
 };
 

@@ -8,6 +8,7 @@
 #include "kernels/directory.h"
 #include "kernels/python_runtime.h"
 #include "util/log.h"
+#include "util/text.h"
 
 namespace backendbench::kernels {
 namespace fs = std::filesystem;
@@ -18,12 +19,6 @@ const char* const kExtensions[] = {".cpp", ".cu", ".py"};
 
 bool is_kernel_extension(const fs::path& file) {
   return std::ranges::find(kExtensions, file.extension().string()) != std::end(kExtensions);
-}
-
-std::string trimmed(const std::string& s) {
-  const auto first = s.find_first_not_of(" \t\r");
-  if (first == std::string::npos) return "";
-  return s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
 }
 
 std::optional<int> as_attempt_number(const std::string& digits) {
@@ -48,10 +43,11 @@ std::optional<int> recorded_attempt(const fs::path& folder) {
   for (std::string line; std::getline(in, line);) {
     const auto sep = line.find_first_of(":=");
     if (sep == std::string::npos) continue;
-    std::string key = trimmed(line.substr(0, sep));
+    const std::string_view text = line;
+    std::string key(util::trim(text.substr(0, sep)));
     std::ranges::transform(key, key.begin(), [](unsigned char c) { return c == ' ' ? '_' : std::tolower(c); });
     if (key == "successful_attempt" || key == "passed_attempt" || key == "final_attempt") {
-      if (auto n = as_attempt_number(trimmed(line.substr(sep + 1)))) return n;
+      if (auto n = as_attempt_number(std::string(util::trim(text.substr(sep + 1))))) return n;
     }
   }
   return std::nullopt;

@@ -8,12 +8,12 @@
 #include <string>
 
 #include "llm/task.h"
-#include "report/results.h"
+#include "results/records.h"
 
 namespace backendbench::llm {
 
 struct EvaluationRun {
-  std::optional<report::RunResults> results;  // the run's per-test records
+  std::optional<results::RunResults> results;  // the run's per-test records
   std::string error;                          // why there are none
   std::string hidden_prefix;                  // a path messages carry that the model never saw
 };

@@ -13,6 +13,7 @@
 
 #include "llm/secrets.h"
 #include "util/log.h"
+#include "util/text.h"
 
 namespace backendbench::llm {
 namespace {
@@ -38,12 +39,6 @@ std::string lower(std::string s) {
   return s;
 }
 
-std::string trimmed(const std::string& s) {
-  const auto first = s.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos) return "";
-  return s.substr(first, s.find_last_not_of(" \t\r\n") - first + 1);
-}
-
 // Retry-After: delay-seconds or an HTTP-date (RFC 9110 section 10.2.3).
 std::optional<double> parse_retry_after(const std::string& value) {
   if (value.empty()) return std::nullopt;
@@ -65,10 +60,10 @@ size_t on_body(char* data, size_t size, size_t count, void* out) {
 }
 
 size_t on_header(char* data, size_t size, size_t count, void* out) {
-  const std::string line(data, size * count);
+  const std::string_view line(data, size * count);
   const auto colon = line.find(':');
-  if (colon != std::string::npos && lower(trimmed(line.substr(0, colon))) == "retry-after") {
-    static_cast<HttpResponse*>(out)->retry_after_s = parse_retry_after(trimmed(line.substr(colon + 1)));
+  if (colon != std::string_view::npos && lower(std::string(util::trim(line.substr(0, colon)))) == "retry-after") {
+    static_cast<HttpResponse*>(out)->retry_after_s = parse_retry_after(std::string(util::trim(line.substr(colon + 1))));
   }
   return size * count;
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "report/scores.h"
+#include "results/error_types.h"
 
 namespace backendbench::llm {
 namespace {
@@ -73,8 +74,8 @@ std::string truncated(const std::string& text, size_t limit) {
   return text.substr(0, limit) + "\n... (" + std::to_string(text.size() - limit) + " more characters)";
 }
 
-Judgement judge(const report::RunResults& results, const std::string& op_name, const std::string& hidden_prefix) {
-  report::RunResults mine;
+Judgement judge(const results::RunResults& results, const std::string& op_name, const std::string& hidden_prefix) {
+  results::RunResults mine;
   mine.operators = {op_name};
   for (const auto& c : results.correctness) {
     if (c.op_name == op_name) mine.correctness.push_back(c);
@@ -97,11 +98,11 @@ Judgement judge(const report::RunResults& results, const std::string& op_name, c
   // Only when a performance test ran: failed ones count as 1.0 in the geomean, which says nothing alone.
   if (j.performance_ran) j.speedup = report::summarize_operators(mine).front().geomean_speedup;
 
-  std::vector<const report::CorrectnessResult*> failed;
+  std::vector<const results::CorrectnessResult*> failed;
   for (const auto& c : mine.correctness) {
     if (!c.is_correct) failed.push_back(&c);
   }
-  std::vector<const report::PerformanceResult*> perf_failed;
+  std::vector<const results::PerformanceResult*> perf_failed;
   for (const auto& p : mine.performance) {
     if (!p.successfully_ran) perf_failed.push_back(&p);
   }
@@ -117,11 +118,12 @@ Judgement judge(const report::RunResults& results, const std::string& op_name, c
       if (common_error && !p->error_msg.ends_with(*common_error)) common_error.reset();
     }
   }
-  // The error types of tests that lost their worker (runner/test_job.h's kWorkerCrash and kTimeout).
+  // The error types of tests that lost their worker.
   bool crashed = false, timed_out = false;
   for (const auto* c : failed) {
-    crashed = crashed || c->error_type == "WorkerCrash";
-    timed_out = timed_out || c->error_type == "Timeout";
+    const auto type = results::parse_error_type(c->error_type);
+    crashed = crashed || type == results::ErrorType::worker_crash;
+    timed_out = timed_out || type == results::ErrorType::timeout;
   }
   if (failed.empty() && perf_failed.empty()) {
     j.verdict = Verdict::correct;

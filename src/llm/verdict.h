@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "report/results.h"
+#include "results/records.h"
 
 namespace backendbench::llm {
 
@@ -41,7 +41,7 @@ struct Judgement {
 // `results`; tests of other operators are ignored. `hidden_prefix` (the
 // folder the kernel was evaluated from) is removed from messages, so that
 // compiler errors name the kernel's file as the model wrote it.
-Judgement judge(const report::RunResults& results, const std::string& op_name, const std::string& hidden_prefix = "");
+Judgement judge(const results::RunResults& results, const std::string& op_name, const std::string& hidden_prefix = "");
 
 // `text` cut to at most `limit` characters, saying how much was left out.
 std::string truncated(const std::string& text, size_t limit);

@@ -38,7 +38,7 @@ class ChildProcess {
   ChildEnd wait(std::chrono::milliseconds timeout);
 
  private:
-  void kill_group_and_reap();
+  int kill_group_and_reap();  // returns the wait status
 
   pid_t pid_ = -1;
   bool reaped_ = false;

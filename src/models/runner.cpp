@@ -11,9 +11,9 @@
 #include <iostream>
 #include <stdexcept>
 
-#include "report/progress.h"
+#include "util/progress.h"
 #include "util/log.h"
-#include "workers/process.h"
+#include "util/process.h"
 
 namespace backendbench::models {
 namespace {
@@ -76,7 +76,7 @@ PythonSetup PythonSetup::defaults() {
   setup.python = python && *python ? python : BACKENDBENCH_PYTHON;
   const char* dir = std::getenv("BACKENDBENCH_PYTHON_DIR");
   setup.package_dir = dir && *dir ? fs::path(dir) : fs::path(BACKENDBENCH_PYTHON_PACKAGE_DIR);
-  const fs::path library = fs::path(workers::self_executable()).parent_path() / "libbackendbench_override.so";
+  const fs::path library = fs::path(util::self_executable()).parent_path() / "libbackendbench_override.so";
   if (fs::exists(library)) setup.override_library = library;
   return setup;
 }
@@ -224,8 +224,8 @@ MatrixTally run_matrix(const std::vector<Experiment>& experiments, const PythonS
     std::cout << "[" << tally.already_done + i + 1 << "/" << tally.total << "] " << e.model_name << " "
               << name(e.test) << " (" << name(e.accelerator) << ", " << name(e.backend) << ", dynamo "
               << name(e.dynamo) << "): " << outcome << "; " << line["verification_code"].get<std::string>()
-              << "  [" << report::duration_text(elapsed) << " elapsed"
-              << (i + 1 < pending.size() ? ", ETA " + report::duration_text(eta) : std::string()) << "]" << std::endl;
+              << "  [" << util::duration_text(elapsed) << " elapsed"
+              << (i + 1 < pending.size() ? ", ETA " + util::duration_text(eta) : std::string()) << "]" << std::endl;
     if (!line["error"].is_null()) {
       // Python's traceback when the experiment recorded one, else the end of its output.
       const auto& error = line["error"];

@@ -64,8 +64,9 @@ Row row_of(const json& line) {
   row.group = text_of(line["model"]["model_name"]) + "|" + text_of(e["accelerator"]) + "|" + text_of(e["dtype"]) +
               "|" + std::to_string(e["batch_size"].get<int>()) + "|" + text_of(e["test"]);
   row.config = backend + (e["kernels_dir"].is_null() ? "" : " " + text_of(e["kernels_dir"])) + " | " + dynamo;
-  row.eager = backend == "aten" && dynamo == "None";
-  row.inductor = backend == "aten" && dynamo == "inductor";
+  const bool on_aten = parse_backend(backend) == KernelBackend::aten;
+  row.eager = on_aten && parse_dynamo(dynamo) == Dynamo::none;
+  row.inductor = on_aten && parse_dynamo(dynamo) == Dynamo::inductor;
   const json& metrics = line["metrics"];
   if (metrics.contains("per_iter_time") && metrics["per_iter_time"].is_array() && !metrics["per_iter_time"].empty()) {
     const auto times = metrics["per_iter_time"].get<std::vector<double>>();

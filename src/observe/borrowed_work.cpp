@@ -111,7 +111,7 @@ bool BorrowedWorkCheck::replaces(std::string_view ns, std::string_view base) con
 }
 
 std::optional<BorrowedWork> BorrowedWorkCheck::check_linked(const std::vector<LinkedFunction>& linked) const {
-  using report::ErrorType;
+  using results::ErrorType;
   using Route = LinkedFunction::Route;
   if (language_ == backends::KernelLanguage::aten) return std::nullopt;
   const std::string replaced = display_name(replaced_);
@@ -158,7 +158,7 @@ std::optional<BorrowedWork> BorrowedWorkCheck::check_import_calls(const CallCoun
 
 std::optional<BorrowedWork> BorrowedWorkCheck::check(const CallCounts& calls, const CallCounts& reference,
                                                      std::string_view when, bool computing_calls_allowed) const {
-  using report::ErrorType;
+  using results::ErrorType;
   if (language_ == backends::KernelLanguage::aten) return std::nullopt;
   const std::string replaced = display_name(replaced_);
   const std::string during(when);

@@ -23,7 +23,7 @@
 #include "backends/backend.h"
 #include "observe/aten_calls.h"
 #include "observe/linked_symbols.h"
-#include "report/error_types.h"
+#include "results/error_types.h"
 
 namespace backendbench::observe {
 
@@ -33,7 +33,7 @@ namespace backendbench::observe {
 bool is_allowed_call(std::string_view base_name);
 
 struct BorrowedWork {
-  report::ErrorType type;  // reference_fallback or aten_compute_call
+  results::ErrorType type;  // reference_fallback or aten_compute_call
   std::string message;
 };
 

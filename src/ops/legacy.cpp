@@ -233,7 +233,7 @@ spec::Arguments map_arguments(const LegacyRewrite& rewrite, const spec::Argument
 }
 
 const LegacyRewrite* find_rewrite(std::string_view op_name) {
-  const std::string dotted = parse_operator_name(op_name).dotted();
+  const std::string dotted = results::parse_operator_name(op_name).dotted();
   for (const auto& r : kRewrites) {
     if (r.legacy == dotted) return &r;
   }

@@ -9,45 +9,8 @@
 
 namespace backendbench::ops {
 
-std::string OperatorName::dotted() const {
-  return ns + "." + name + "." + (overload.empty() ? "default" : overload);
-}
-
-std::string OperatorName::short_name() const {
-  return name + "." + (overload.empty() ? "default" : overload);
-}
-
-std::string OperatorName::qualified() const {
-  return ns + "::" + name + (overload.empty() ? "" : "." + overload);
-}
-
-OperatorName parse_operator_name(std::string_view text) {
-  OperatorName out;
-  std::string s(text);
-  if (auto colons = s.find("::"); colons != std::string::npos) {
-    out.ns = s.substr(0, colons);
-    s = s.substr(colons + 2);
-  } else if (auto dot = s.find('.'); dot != std::string::npos) {
-    // "aten.add.Tensor" carries its namespace; "add.Tensor" does not.
-    const std::string head = s.substr(0, dot);
-    const bool has_namespace = std::count(s.begin(), s.end(), '.') >= 2 || head == "aten";
-    if (has_namespace) {
-      out.ns = head;
-      s = s.substr(dot + 1);
-    }
-  }
-  if (auto dot = s.find('.'); dot != std::string::npos) {
-    out.name = s.substr(0, dot);
-    out.overload = s.substr(dot + 1);
-  } else {
-    out.name = s;
-  }
-  if (out.overload == "default") out.overload.clear();
-  return out;
-}
-
 namespace {
-std::vector<std::string> overloads_of(const OperatorName& name) {
+std::vector<std::string> overloads_of(const results::OperatorName& name) {
   std::vector<std::string> found;
   const std::string qualified = name.ns + "::" + name.name;
   for (const auto& op : c10::Dispatcher::singleton().getAllOpNames()) {
@@ -58,7 +21,16 @@ std::vector<std::string> overloads_of(const OperatorName& name) {
 }
 }  // namespace
 
-std::variant<c10::OperatorHandle, ResolveError> resolve(const OperatorName& name) {
+results::OperatorName name_of(const c10::OperatorHandle& op) {
+  const std::string& full = op.schema().name();  // "aten::add"
+  const size_t colons = full.find("::");
+  const std::string& overload = op.schema().overload_name();
+  return {.ns = colons == std::string::npos ? "aten" : full.substr(0, colons),
+          .name = colons == std::string::npos ? full : full.substr(colons + 2),
+          .overload = overload == "default" ? "" : overload};
+}
+
+std::variant<c10::OperatorHandle, ResolveError> resolve(const results::OperatorName& name) {
   if (name.name.empty()) return ResolveError{"empty operator name"};
   auto handle =
       c10::Dispatcher::singleton().findSchema({name.ns + "::" + name.name, name.overload});
@@ -77,7 +49,7 @@ std::variant<c10::OperatorHandle, ResolveError> resolve(const OperatorName& name
 
 std::string torch_release() { return std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR); }
 
-std::optional<std::string> unavailable_reason(const OperatorName& name) {
+std::optional<std::string> unavailable_reason(const results::OperatorName& name) {
   const auto resolved = resolve(name);
   const auto* error = std::get_if<ResolveError>(&resolved);
   if (!error) return std::nullopt;

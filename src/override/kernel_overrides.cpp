@@ -11,6 +11,7 @@
 #include "backends/variants.h"
 #include "kernels/directory.h"
 #include "kernels/folder_operator.h"
+#include "results/device.h"
 
 namespace backendbench::overrides {
 namespace fs = std::filesystem;
@@ -110,8 +111,9 @@ std::vector<c10::OperatorHandle> variants_of(const c10::OperatorHandle& base) {
 }  // namespace
 
 c10::DispatchKey dispatch_key_for(const std::string& device) {
-  if (device == "cuda") return c10::DispatchKey::CUDA;
-  if (device == "cpu") return c10::DispatchKey::CPU;
+  if (const auto name = results::parse_device_name(device); name && !name->index) {
+    return name->is_cuda() ? c10::DispatchKey::CUDA : c10::DispatchKey::CPU;
+  }
   throw std::invalid_argument("device must be cpu or cuda, not '" + device + "'");
 }
 

@@ -1,7 +1,7 @@
 // backendbench._C: the engine as a Python library (python/backendbench wraps
 // it). run() is session::run, the engine entry point the command line and MPI
 // ranks use; evaluate() judges one Python function on one operator through
-// runner::OperatorRun, the path every test takes. Results cross as JSON, in
+// session::evaluate, the path every test takes. Results cross as JSON, in
 // the codec of full_results.json. Both release the GIL while the engine runs,
 // so that Python kernels run in this interpreter can take it.
 #include <algorithm>
@@ -14,18 +14,15 @@
 #include <nlohmann/json.hpp>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
-#include <torch/csrc/jit/python/pybind_utils.h>
 
 #include "kernels/python_runtime.h"
-#include "ops/resolve.h"
-#include "report/result_json.h"
 #include "report/scores.h"
-#include "runner/operator_run.h"
+#include "results/device.h"
+#include "results/records_json.h"
+#include "runner/prepare.h"
 #include "session/devices.h"
+#include "session/evaluate.h"
 #include "session/session.h"
-#include "session/suites.h"
-#include "spec/parse.h"
-#include "spec/serialize.h"
 #include "timing/timer.h"
 #include "util/log.h"
 
@@ -43,7 +40,7 @@ void set_log_level(const std::string& name) {
   log::set_level(*level);
 }
 
-Json outcome_json(const report::RunResults& results, double p, const std::optional<std::filesystem::path>& folder) {
+Json outcome_json(const results::RunResults& results, double p, const std::optional<std::filesystem::path>& folder) {
   const report::Scores s = report::compute_scores(report::summarize_operators(results), p);
   Json j{{"correctness_score", s.correctness},
          {"performance_score", s.performance},
@@ -54,9 +51,9 @@ Json outcome_json(const report::RunResults& results, double p, const std::option
          {"failed_performance_tests", s.failed_performance_tests},
          {"folder", folder ? Json(folder->string()) : Json(nullptr)}};
   j["correctness"] = Json::array();
-  for (const auto& r : results.correctness) j["correctness"].push_back(report::to_json(r));
+  for (const auto& r : results.correctness) j["correctness"].push_back(results::to_json(r));
   j["performance"] = Json::array();
-  for (const auto& r : results.performance) j["performance"].push_back(report::to_json(r));
+  for (const auto& r : results.performance) j["performance"].push_back(results::to_json(r));
   j["excluded"] = Json::array();
   for (const auto& e : results.excluded) j["excluded"].push_back({{"op_name", e.op_name}, {"args", e.args}, {"reason", e.reason}});
   j["derived"] = Json::array();
@@ -71,6 +68,13 @@ Kind parse_kind(const std::string& what, const std::string& name, std::optional<
   std::string known;
   for (auto n : names) known += (known.empty() ? "" : ", ") + std::string(n);
   throw std::invalid_argument(what + " '" + name + "' is not one of " + known);
+}
+
+// "" -> none (cuda when available, else cpu); otherwise "cuda", "cuda:N" or "cpu".
+std::optional<results::DeviceName> device_argument(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  if (auto device = results::parse_device_name(text)) return device;
+  throw std::invalid_argument("device '" + text + "' is not one of " + std::string(results::kDeviceNameSyntax));
 }
 
 std::string run(const std::string& suite, const std::string& backend, const std::vector<std::string>& ops,
@@ -90,7 +94,7 @@ std::string run(const std::string& suite, const std::string& backend, const std:
   request.backend = {.kind = parse_kind("backend", backend, backends::parse_backend_kind(backend), backends::backend_names()),
                      .ops_directory = ops_directory,
                      .kernels_dir = kernels_dir};
-  request.device = device;
+  request.device = device_argument(device);
   request.seed = seed;
   request.p = p;
   request.log_dir = log_dir ? std::optional<std::filesystem::path>(*log_dir) : std::nullopt;
@@ -108,62 +112,20 @@ std::string run(const std::string& suite, const std::string& backend, const std:
   return outcome_json(outcome.results, p, outcome.folder).dump();
 }
 
-data::InputRecord input_record(const ops::OperatorName& name, const std::string& text) {
-  data::InputRecord record{.op_name = name.dotted(), .args_text = text};
-  auto parsed = spec::parse_arguments(text);
-  if (auto* args = std::get_if<spec::Arguments>(&parsed)) {
-    record.args_text = spec::serialize(*args);
-    record.args = std::move(*args);
-  } else {
-    record.error = "inputs: " + std::get<spec::ParseError>(parsed).describe(text);
-  }
-  return record;
-}
-
 std::string evaluate(const std::string& op_text, const py::object& fn, std::optional<std::vector<std::string>> inputs,
                      const std::string& device_text, uint64_t seed, bool performance, double p,
                      const std::string& log_level) {
   set_log_level(log_level);
   if (!PyCallable_Check(fn.ptr())) throw std::invalid_argument("fn must be callable");
-  const ops::OperatorName name = ops::parse_operator_name(op_text);
-  auto resolved = ops::resolve(name);
-  if (auto* e = std::get_if<ops::ResolveError>(&resolved)) throw std::invalid_argument(e->message);
-  const c10::OperatorHandle op = std::get<c10::OperatorHandle>(resolved);
-  const c10::Device device = session::choose_device(device_text);
-
-  std::vector<data::InputRecord> records;
-  if (inputs) {
-    for (const auto& text : *inputs) records.push_back(input_record(name, text));
-  } else {
-    const suite::Suite shipped = session::load_suite({.kind = suite::SuiteKind::torchbench, .op_filters = {name.short_name()}}, device);
-    for (const auto& tests : shipped.operators) {
-      if (ops::parse_operator_name(tests.op_name).qualified() == name.qualified()) records = tests.correctness;
-    }
-    if (records.empty()) {
-      throw std::invalid_argument("the shipped torchbench dataset has no inputs for " + name.dotted() +
-                                  ": pass inputs=[\"((T([8, 8], f32),), {})\", ...]");
-    }
-  }
-  backends::Kernel kernel = kernels::python_runtime().wrap_callable(op, fn.ptr());
-  report::RunResults results;
-  results.operators.push_back(name.short_name());
+  const session::EvaluateRequest request{
+      .op = op_text, .inputs = std::move(inputs), .device = device_argument(device_text), .seed = seed, .performance = performance};
+  results::RunResults results;
   {
     py::gil_scoped_release engine_runs;
-    runner::RunOptions options{.device = device, .seed = seed, .timing = timing::timing_options_for(device)};
-    const double floor_ms = runner::measure_launch_floor(device, options.timing);
-    runner::OperatorRun run(name.short_name(), op, std::move(kernel), options, floor_ms);
-    // An input ATen itself raises on is excluded (with the reason), not judged.
-    const auto add = [&](runner::TestOutcome o) {
-      if (o.excluded && std::ranges::find(results.excluded, *o.excluded) == results.excluded.end()) {
-        results.excluded.push_back(std::move(*o.excluded));  // once, though both of its tests say so
-      }
-      if (o.correctness) results.correctness.push_back(std::move(*o.correctness));
-      if (o.performance) results.performance.push_back(std::move(*o.performance));
-    };
-    for (const auto& record : records) add(run.correctness(record));
-    if (performance) {
-      for (const auto& record : records) add(run.performance(record));
-    }
+    results = session::evaluate(request, [&fn](const c10::OperatorHandle& op) {
+      const py::gil_scoped_acquire python;
+      return kernels::python_runtime().wrap_callable(op, fn.ptr());
+    });
   }
   return outcome_json(results, p, std::nullopt).dump();
 }
@@ -171,21 +133,15 @@ std::string evaluate(const std::string& op_text, const py::object& fn, std::opti
 // Mean seconds per call of `fn` called as the engine calls a Python kernel
 // (the boxed arguments converted, the GIL taken, the result converted and
 // checked), and of ATen's kernel on the same boxed arguments, over `calls`
-// calls each, the device synchronized at the end. For tools/python_boundary_bench.py.
-py::dict time_boundary(const std::string& op_text, const py::object& fn, const py::tuple& args, const py::dict& kwargs,
-                       size_t calls) {
-  auto resolved = ops::resolve(ops::parse_operator_name(op_text));
-  if (auto* e = std::get_if<ops::ResolveError>(&resolved)) throw std::invalid_argument(e->message);
-  const c10::OperatorHandle op = std::get<c10::OperatorHandle>(resolved);
-  const torch::jit::Stack inputs = torch::jit::createStackForSchema(
-      op.schema(), torch::jit::tuple_slice(args), py::reinterpret_borrow<py::kwargs>(kwargs), std::nullopt);
-  c10::Device device(c10::kCPU);
-  for (const auto& v : inputs) {
-    if (v.isTensor() && v.toTensor().defined()) {
-      device = v.toTensor().device();
-      break;
-    }
-  }
+// calls each, the device synchronized at the end; the inputs are made from
+// their argument text as every test's are. For tools/python_boundary_bench.py.
+py::dict time_boundary(const std::string& op_text, const py::object& fn, const std::string& inputs_text,
+                       const std::string& device_text, size_t calls) {
+  const c10::Device device = session::choose_device(device_argument(device_text));
+  auto prepared = runner::prepare_call(session::input_record(results::parse_operator_name(op_text), inputs_text), device, 0);
+  if (auto* f = std::get_if<runner::PrepareFailure>(&prepared)) throw std::invalid_argument(f->failure.describe());
+  const c10::OperatorHandle op = std::get<runner::PreparedCall>(prepared).op;
+  const torch::jit::Stack& inputs = std::get<runner::PreparedCall>(prepared).inputs;
   backends::Kernel kernel = kernels::python_runtime().wrap_callable(op, fn.ptr());
   auto seconds_per_call = [&](const std::function<void(torch::jit::Stack&)>& call) {
     for (size_t i = 0; i < std::min<size_t>(calls, 10); ++i) {  // warm up
@@ -224,6 +180,6 @@ PYBIND11_MODULE(_C, m) {
         py::arg("executable"), py::arg("command_line"), py::arg("log_level"));
   m.def("evaluate", &evaluate, py::arg("op"), py::arg("fn"), py::arg("inputs"), py::arg("device"), py::arg("seed"),
         py::arg("performance"), py::arg("p"), py::arg("log_level"));
-  m.def("time_boundary", &time_boundary, py::arg("op"), py::arg("fn"), py::arg("args"), py::arg("kwargs"),
+  m.def("time_boundary", &time_boundary, py::arg("op"), py::arg("fn"), py::arg("inputs"), py::arg("device"),
         py::arg("calls"));
 }

@@ -92,7 +92,7 @@ class Runtime final : public kernels::PythonRuntime {
       py::object fn = module.attr(function.c_str());
       if (!PyCallable_Check(fn.ptr())) {
         loaded.error = "kernel " + where + ": " + function + " is not a function";
-        loaded.error_type = report::ErrorType::missing_kernel_function;
+        loaded.error_type = results::ErrorType::missing_kernel_function;
         return loaded;
       }
       const bool triton = support().attr("uses_triton")(module.attr("__dict__")).cast<bool>();
@@ -104,7 +104,7 @@ class Runtime final : public kernels::PythonRuntime {
     for (const auto& f : functions) names += (names.empty() ? "" : " or ") + f;
     loaded.error = "kernel " + where + " defines no " + names + " (the function BackendBench calls as " +
                    functions.front() + "(*args, **kwargs))";
-    loaded.error_type = report::ErrorType::missing_kernel_function;
+    loaded.error_type = results::ErrorType::missing_kernel_function;
     return loaded;
   }
 

@@ -20,7 +20,7 @@ namespace {
 using Json = nlohmann::ordered_json;
 using Key = std::pair<std::string, std::string>;  // operator, arguments
 
-void add_side(const RunResults& results, std::map<Key, InputComparison>& inputs, InputSide InputComparison::*side) {
+void add_side(const results::RunResults& results, std::map<Key, InputComparison>& inputs, InputSide InputComparison::*side) {
   for (const auto& c : results.correctness) {
     auto& input = inputs[{c.op_name, c.args}];
     auto& s = input.*side;

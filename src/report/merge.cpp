@@ -12,7 +12,7 @@ namespace {
 
 using TestKey = std::pair<std::string, std::string>;  // operator, arguments
 
-std::set<TestKey> tests_of(const RunResults& r) {
+std::set<TestKey> tests_of(const results::RunResults& r) {
   std::set<TestKey> keys;
   for (const auto& t : r.correctness) keys.insert({t.op_name, t.args});
   for (const auto& t : r.performance) keys.insert({t.op_name, t.args});

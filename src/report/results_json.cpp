@@ -5,7 +5,7 @@
 #include <tuple>
 
 #include "report/render.h"
-#include "report/result_json.h"
+#include "results/records_json.h"
 
 namespace backendbench::report::detail {
 
@@ -19,16 +19,16 @@ struct Entry {
 
 }  // namespace
 
-void read_results_array(const nlohmann::json& array, RunResults& out) {
+void read_results_array(const nlohmann::json& array, results::RunResults& out) {
   if (!array.is_array()) throw std::runtime_error("expected a JSON array of test results");
   for (size_t i = 0; i < array.size(); ++i) {
     const auto& entry = array[i];
     try {
       const std::string type = entry.at("test_type").get<std::string>();
       if (type == "correctness") {
-        out.correctness.push_back(correctness_from_json(Json(entry)));
+        out.correctness.push_back(results::correctness_from_json(Json(entry)));
       } else if (type == "performance") {
-        out.performance.push_back(performance_from_json(Json(entry)));
+        out.performance.push_back(results::performance_from_json(Json(entry)));
       } else {
         throw std::runtime_error("unknown test_type '" + type + "'");
       }
@@ -38,7 +38,7 @@ void read_results_array(const nlohmann::json& array, RunResults& out) {
   }
 }
 
-Json results_array(const RunResults& results, bool failed_only) {
+Json results_array(const results::RunResults& results, bool failed_only) {
   std::vector<Entry> entries;
   for (const auto& r : results.correctness) {
     if (!failed_only || !r.is_correct) entries.push_back({&r.op_name, &r.args, to_json(r)});

@@ -1,7 +1,5 @@
-// Roofline arithmetic, torch-free: a device's peak bandwidth and FLOP/s (as
-// recorded in run_info's environment under "device_peaks") and the shares of
-// them one timed call achieves. The engine measures the workload and the
-// peaks (src/roofline/); the report reads both back without torch.
+// The roofline in a run's reports: the peaks a run recorded and each
+// operator's figures over its tests (the vocabulary: results/roofline.h).
 #pragma once
 
 #include <map>
@@ -11,52 +9,18 @@
 
 #include <nlohmann/json.hpp>
 
-#include "report/results.h"
+#include "results/roofline.h"
 
 namespace backendbench::report {
-
-struct DevicePeaks {
-  std::string device;                    // "NVIDIA H100 80GB HBM3", "cpu"
-  std::optional<double> bandwidth_gbps;  // peak DRAM bandwidth, 1e9 bytes/s
-  std::string bandwidth_source;          // how it was derived, for the reader
-  // Peak TFLOP/s by arithmetic: "float16", "bfloat16", "float32", "float64"
-  // (vector units) and the same with "_matrix" (tensor cores; float32_matrix is TF32).
-  std::map<std::string, double> tflops;
-  std::string flops_source;
-  std::string note;                      // why a peak is missing ("" when both are known)
-  bool operator==(const DevicePeaks&) const = default;
-};
-
-// The key of the environment entry that holds the peaks.
-inline constexpr const char* kDevicePeaksKey = "device_peaks";
-
-nlohmann::json to_json(const DevicePeaks& peaks);
-// Nullopt when `j` is not an object of that form (a folder from before, a
-// merged environment whose parts disagree, BackendBench's own folders).
-std::optional<DevicePeaks> device_peaks_from_json(const nlohmann::json& j);
 
 // The peaks a run's environment records, or why there are none: a folder
 // written by BackendBench or an earlier backendbench, or a merged run whose
 // parts ran on devices with different peaks (each test's shares are then its own device's).
 struct RecordedPeaks {
-  std::optional<DevicePeaks> peaks;
+  std::optional<results::DevicePeaks> peaks;
   std::string missing;  // why peaks is absent
 };
 RecordedPeaks recorded_peaks(const nlohmann::json& environment);
-
-// What one call does: the least bytes any kernel must move and the FLOPs of
-// the formula table, with the arithmetic whose peak applies ("float16_matrix").
-struct Workload {
-  std::optional<double> bytes;
-  std::optional<double> flops;
-  std::string arithmetic;  // a DevicePeaks::tflops key; "" when none applies
-};
-
-// The roofline fields of a call that took `time_ms` (the candidate's median):
-// achieved rates always (when the workload is known and time_ms > 0), shares of
-// the peaks where `peaks` has them; the timing is impossible when it needs more
-// than the peak bandwidth.
-Roofline roofline_of(const Workload& work, double time_ms, const DevicePeaks& peaks);
 
 // One operator's roofline figures over its successful performance tests.
 struct OperatorRoofline {
@@ -71,7 +35,7 @@ struct OperatorRoofline {
 };
 
 // By operator, in the order of summarize_operators.
-std::vector<OperatorRoofline> summarize_roofline(const RunResults& results);
+std::vector<OperatorRoofline> summarize_roofline(const results::RunResults& results);
 
 // The peaks and a table of the operators' figures, for a terminal; "no peak"
 // lines say why a share is missing.

@@ -31,7 +31,7 @@ void read_json_file(const fs::path& path, Read read) {
 }
 
 // Without run_info.json: every operator that has a test, in order of appearance.
-std::vector<std::string> operators_of_tests(const RunResults& results) {
+std::vector<std::string> operators_of_tests(const results::RunResults& results) {
   std::vector<std::string> operators;
   std::unordered_set<std::string> seen;
   for (const auto& r : results.correctness) {
@@ -54,11 +54,11 @@ void detail::write_file(const fs::path& path, std::string_view content) {
   if (!out) throw std::runtime_error("cannot write " + path.string());
 }
 
-void write_run_report(const fs::path& file, const RunResults& results, const RunInfo& info, double p) {
+void write_run_report(const fs::path& file, const results::RunResults& results, const RunInfo& info, double p) {
   detail::write_file(file, html::run_report(results, info, p));
 }
 
-void write_run_folder(const fs::path& dir, const RunResults& results, const RunInfo& info,
+void write_run_folder(const fs::path& dir, const results::RunResults& results, const RunInfo& info,
                       double p) {
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -96,7 +96,7 @@ RunFolder read_run_folder(const fs::path& dir) {
   return run;
 }
 
-std::string run_to_json(const RunResults& results, const RunInfo& info) {
+std::string run_to_json(const results::RunResults& results, const RunInfo& info) {
   const detail::Json run = {{"run_info", detail::run_info_object(results, info)},
                             {"full_results", detail::results_array(results, false)},
                             {"excluded_tests", detail::excluded_array(results.excluded)}};

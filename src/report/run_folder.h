@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "report/results.h"
+#include "results/records.h"
 #include "report/scores.h"
 
 namespace backendbench::report {
@@ -26,16 +26,16 @@ struct RunInfo {
 
 // Creates `dir` (and parents) and writes the files. Throws std::runtime_error
 // naming the file when one cannot be written.
-void write_run_folder(const std::filesystem::path& dir, const RunResults& results,
+void write_run_folder(const std::filesystem::path& dir, const results::RunResults& results,
                       const RunInfo& info, double p);
 
 // report.html alone (write_run_folder writes it too): for a folder read back,
 // BackendBench's own included. Throws std::runtime_error naming the file.
-void write_run_report(const std::filesystem::path& file, const RunResults& results, const RunInfo& info, double p);
+void write_run_report(const std::filesystem::path& file, const results::RunResults& results, const RunInfo& info, double p);
 
 // What write_run_folder was given (p aside: only the scores depend on it).
 struct RunFolder {
-  RunResults results;
+  results::RunResults results;
   RunInfo info;
 };
 
@@ -51,7 +51,7 @@ RunFolder read_run_folder(const std::filesystem::path& dir);
 
 // A run as one JSON document with the same contents as the folder's JSON
 // files, to hand it to another process. run_from_json throws std::runtime_error.
-std::string run_to_json(const RunResults& results, const RunInfo& info);
+std::string run_to_json(const results::RunResults& results, const RunInfo& info);
 RunFolder run_from_json(std::string_view text);
 
 }  // namespace backendbench::report

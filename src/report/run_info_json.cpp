@@ -5,7 +5,7 @@
 
 namespace backendbench::report::detail {
 
-Json excluded_array(const std::vector<ExcludedTest>& excluded) {
+Json excluded_array(const std::vector<results::ExcludedTest>& excluded) {
   Json all = Json::array();
   for (const auto& e : excluded) {
     all.push_back({{"op_name", e.op_name}, {"args", e.args}, {"reason", e.reason}, {"at_run_time", e.at_run_time}});
@@ -13,9 +13,9 @@ Json excluded_array(const std::vector<ExcludedTest>& excluded) {
   return all;
 }
 
-std::vector<ExcludedTest> read_excluded_array(const nlohmann::json& array) {
+std::vector<results::ExcludedTest> read_excluded_array(const nlohmann::json& array) {
   if (!array.is_array()) throw std::runtime_error("expected a JSON array of excluded inputs");
-  std::vector<ExcludedTest> out;
+  std::vector<results::ExcludedTest> out;
   for (size_t i = 0; i < array.size(); ++i) {
     try {
       const auto& e = array[i];
@@ -28,7 +28,7 @@ std::vector<ExcludedTest> read_excluded_array(const nlohmann::json& array) {
   return out;
 }
 
-Json run_info_object(const RunResults& results, const RunInfo& info) {
+Json run_info_object(const results::RunResults& results, const RunInfo& info) {
   Json derived = Json::array();
   for (const auto& d : results.derived) derived.push_back({{"op_name", d.op_name}, {"derived_from", d.derived_from}});
   return {{"command", info.command},
@@ -37,7 +37,7 @@ Json run_info_object(const RunResults& results, const RunInfo& info) {
           {"derived", std::move(derived)}};
 }
 
-void read_run_info_object(const nlohmann::json& object, RunResults& results, RunInfo& info) {
+void read_run_info_object(const nlohmann::json& object, results::RunResults& results, RunInfo& info) {
   if (!object.is_object()) throw std::runtime_error("expected a JSON object");
   info.command = object.at("command").get<std::string>();
   info.environment = object.at("environment");

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <unordered_map>
 
-#include "report/error_types.h"
+#include "results/error_types.h"
 #include "report/format.h"
 
 namespace backendbench::report {
@@ -19,7 +19,7 @@ struct SpeedupSums {
 };
 
 // The variance of a speedup's logarithm, read off its 95% interval (normal in log space).
-double log_variance(const PerformanceResult& t) {
+double log_variance(const results::PerformanceResult& t) {
   if (!t.speedup_ci_low || !t.speedup_ci_high || *t.speedup_ci_low <= 0 || *t.speedup_ci_high <= 0) return 0.0;
   const double half_width = (std::log(*t.speedup_ci_high) - std::log(*t.speedup_ci_low)) / (2 * 1.96);
   return half_width * half_width;
@@ -32,7 +32,7 @@ void fold_max(double& acc, const std::optional<double>& v) {
 
 }  // namespace
 
-std::vector<OperatorSummary> summarize_operators(const RunResults& results) {
+std::vector<OperatorSummary> summarize_operators(const results::RunResults& results) {
   std::vector<OperatorSummary> ops;
   std::vector<SpeedupSums> sums;
   std::unordered_map<std::string, size_t> index;
@@ -59,7 +59,7 @@ std::vector<OperatorSummary> summarize_operators(const RunResults& results) {
     auto& s = sums[i];
     ++op.performance_tests;
     if (t.successfully_ran) ++op.passed_performance_tests;
-    if (const auto type = parse_error_type(t.error_type); type && is_wrong_result(*type)) ++op.wrong_when_timed;
+    if (const auto type = results::parse_error_type(t.error_type); type && results::is_wrong_result(*type)) ++op.wrong_when_timed;
     bool measured = t.successfully_ran && t.speedup;
     double speedup = measured ? *t.speedup : 1.0;
     s.fallback_sum += speedup;
@@ -91,17 +91,6 @@ std::vector<OperatorSummary> summarize_operators(const RunResults& results) {
     }
   }
   return ops;
-}
-
-std::map<std::string, size_t> failures_by_type(const RunResults& results) {
-  std::map<std::string, size_t> counts;
-  for (const auto& c : results.correctness) {
-    if (!c.is_correct) ++counts[c.error_type.empty() ? "unknown" : c.error_type];
-  }
-  for (const auto& p : results.performance) {
-    if (!p.successfully_ran) ++counts[p.error_type.empty() ? "PerformanceTestFailed" : p.error_type];
-  }
-  return counts;
 }
 
 Scores compute_scores(const std::vector<OperatorSummary>& ops, double p) {

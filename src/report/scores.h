@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "report/results.h"
+#include "results/records.h"
 
 namespace backendbench::report {
 
@@ -64,12 +64,10 @@ struct Scores {
 // steady enough to score: its 95% interval must lie within score x [1 -+ this].
 inline constexpr double kSteadyScoreBand = 0.03;
 
-// Failed tests (correctness and performance) counted by error_type.
-std::map<std::string, size_t> failures_by_type(const RunResults& results);
 
 // Per-operator summaries in the order of `results.operators` (duplicates once),
 // followed by any operator that only appears in the test results.
-std::vector<OperatorSummary> summarize_operators(const RunResults& results);
+std::vector<OperatorSummary> summarize_operators(const results::RunResults& results);
 Scores compute_scores(const std::vector<OperatorSummary>& ops, double p);
 
 // The three console lines, worded as BackendBench prints them, each ending in '\n'.

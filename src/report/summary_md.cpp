@@ -93,7 +93,7 @@ void write_speedup_table(std::ostringstream& md, const std::vector<OperatorSumma
 
 // Excluded inputs counted by reason, most frequent first: those the suite
 // left out, then those left out when run (ATen itself raised on this device).
-void write_exclusions(std::ostringstream& md, const std::vector<ExcludedTest>& excluded) {
+void write_exclusions(std::ostringstream& md, const std::vector<results::ExcludedTest>& excluded) {
   std::map<std::string, size_t> by_reason[2];
   size_t at_run_time = 0;
   for (const auto& e : excluded) {
@@ -120,8 +120,8 @@ void write_exclusions(std::ostringstream& md, const std::vector<ExcludedTest>& e
 
 // Failed tests by error_type: each behaviour the checks catch has its own
 // type (README.md, "Checks", says what each means and how to reproduce it).
-void write_failure_types(std::ostringstream& md, const RunResults& results) {
-  const auto counts = failures_by_type(results);
+void write_failure_types(std::ostringstream& md, const results::RunResults& results) {
+  const auto counts = results::failures_by_type(results);
   if (counts.empty()) return;
   std::vector<std::pair<std::string, size_t>> rows(counts.begin(), counts.end());
   std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
@@ -133,7 +133,7 @@ void write_failure_types(std::ostringstream& md, const RunResults& results) {
 // Per operator: the inputs the suite found, how many ran and how many it left
 // out, and why (OpInfo samples left out for dispatching to several operators,
 // a random operator, --topn-inputs, ...).
-void write_inputs_per_operator(std::ostringstream& md, const RunResults& results) {
+void write_inputs_per_operator(std::ostringstream& md, const results::RunResults& results) {
   if (results.correctness.empty() && results.excluded.empty()) return;
   struct Counts {
     size_t run = 0, left_out = 0;
@@ -167,7 +167,7 @@ void write_inputs_per_operator(std::ostringstream& md, const RunResults& results
 
 // Kernels the backend did not provide but that were derived from its
 // functional kernels, so a reader knows what was really measured.
-void write_derived(std::ostringstream& md, const std::vector<DerivedKernel>& derived) {
+void write_derived(std::ostringstream& md, const std::vector<results::DerivedKernel>& derived) {
   if (derived.empty()) return;
   md << "## Derived Kernels\n\n"
      << "These operators ran the backend's kernel for their functional overload, then copied the result "
@@ -178,7 +178,7 @@ void write_derived(std::ostringstream& md, const std::vector<DerivedKernel>& der
 }
 
 // With --cuda-graphs: what the graph times are, how many tests have them, why others do not.
-void write_graphs(std::ostringstream& md, const std::vector<PerformanceResult>& performance) {
+void write_graphs(std::ostringstream& md, const std::vector<results::PerformanceResult>& performance) {
   size_t timed = 0, both = 0;
   std::map<std::string, size_t> reasons;
   for (const auto& r : performance) {
@@ -205,7 +205,7 @@ void write_graphs(std::ostringstream& md, const std::vector<PerformanceResult>& 
 }  // namespace
 
 std::string overall_summary_md(const std::vector<OperatorSummary>& ops, const Scores& scores,
-                               const RunInfo& info, const RunResults& results) {
+                               const RunInfo& info, const results::RunResults& results) {
   const std::string p = python_float(scores.p);
   std::ostringstream md;
   md << "# BackendBench Run Summary\n\n"

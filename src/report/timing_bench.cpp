@@ -5,7 +5,7 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "report/result_json.h"
+#include "results/records_json.h"
 
 namespace backendbench::report {
 namespace {
@@ -49,7 +49,7 @@ PassFigures figures_of(const BenchPass& pass) {
     }
     all.push_back(*r.speedup);
     (*r.reference_time_ms < kSmallReferenceMs ? small : large).push_back(*r.speedup);
-    (r.timing_mode == "kernel" ? kernel_mode : dispatch_mode).push_back(*r.speedup);
+    (r.timing_mode == results::TimingMode::kernel ? kernel_mode : dispatch_mode).push_back(*r.speedup);
   }
   f.tests = pass.results.performance.size();
   f.all = spread_of(all);

@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "report/results.h"
+#include "results/records.h"
 
 namespace backendbench::report {
 
@@ -29,7 +29,7 @@ SpeedupSpread spread_of(std::vector<double> speedups);
 // One pass over the inputs: input K's performance result at index K.
 struct BenchPass {
   std::string name;  // "baseline cache cold", "baseline cache warm"
-  RunResults results;
+  results::RunResults results;
   double wall_ms = 0;    // the pass, correctness checks and timings included
   double timing_ms = 0;  // of which in the timing engine
 };

@@ -8,14 +8,14 @@
 #include <ATen/core/stack.h>
 #include <c10/core/Device.h>
 
-#include "report/results.h"
+#include "results/records.h"
 
 namespace backendbench::roofline {
 
 // Calls the ATen operator once more on a copy of `inputs` to see its outputs,
 // then fills r.roofline from r.benchmark_time_ms. Never throws: what cannot
 // be measured stays absent (and is logged at DEBUG).
-void annotate(report::PerformanceResult& r, const c10::OperatorHandle& op, const torch::jit::Stack& inputs,
+void annotate(results::PerformanceResult& r, const c10::OperatorHandle& op, const torch::jit::Stack& inputs,
               c10::Device device);
 
 }  // namespace backendbench::roofline

@@ -34,13 +34,13 @@ const ArchRates* rates_of(int compute_capability) {
   return nullptr;
 }
 
-void add_note(report::DevicePeaks& peaks, const std::string& note) {
+void add_note(results::DevicePeaks& peaks, const std::string& note) {
   peaks.note += (peaks.note.empty() ? "" : "; ") + note;
 }
 
 std::string cuda_name(const GpuFacts& gpu) { return gpu.name.empty() ? "a CUDA device" : gpu.name; }
 
-report::DevicePeaks query(c10::Device device) {
+results::DevicePeaks query(c10::Device device) {
   if (!device.is_cuda()) {
     return {.device = device.str(),
             .note = "no peak bandwidth or FLOP/s is known for the " + device.str() +
@@ -59,8 +59,8 @@ report::DevicePeaks query(c10::Device device) {
 
 }  // namespace
 
-report::DevicePeaks peaks_of(const GpuFacts& gpu) {
-  report::DevicePeaks peaks{.device = cuda_name(gpu)};
+results::DevicePeaks peaks_of(const GpuFacts& gpu) {
+  results::DevicePeaks peaks{.device = cuda_name(gpu)};
   if (gpu.max_memory_clock_mhz && gpu.memory_bus_width_bits) {
     // Two transfers per clock: NVML's memory clock is half the data rate (HBM and GDDR alike).
     peaks.bandwidth_gbps = *gpu.max_memory_clock_mhz * 1e6 * 2.0 * (*gpu.memory_bus_width_bits / 8.0) / 1e9;
@@ -97,9 +97,9 @@ report::DevicePeaks peaks_of(const GpuFacts& gpu) {
   return peaks;
 }
 
-const report::DevicePeaks& device_peaks(c10::Device device) {
+const results::DevicePeaks& device_peaks(c10::Device device) {
   static std::mutex mutex;
-  static std::map<std::string, report::DevicePeaks> known;  // by device, kept until exit
+  static std::map<std::string, results::DevicePeaks> known;  // by device, kept until exit
   const std::lock_guard<std::mutex> lock(mutex);
   const auto [it, fresh] = known.try_emplace(device.str());
   if (fresh) it->second = query(device);

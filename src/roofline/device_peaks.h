@@ -10,7 +10,7 @@
 
 #include <c10/core/Device.h>
 
-#include "report/roofline.h"
+#include "results/roofline.h"
 #include "roofline/gpu_shape.h"
 
 namespace backendbench::roofline {
@@ -24,9 +24,9 @@ struct GpuFacts {
   std::optional<unsigned> memory_bus_width_bits;
 };
 
-report::DevicePeaks peaks_of(const GpuFacts& gpu);
+results::DevicePeaks peaks_of(const GpuFacts& gpu);
 
 // The peaks of `device`, queried once per device and process (thread-safe).
-const report::DevicePeaks& device_peaks(c10::Device device);
+const results::DevicePeaks& device_peaks(c10::Device device);
 
 }  // namespace backendbench::roofline

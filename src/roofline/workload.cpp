@@ -398,12 +398,12 @@ std::string arithmetic_of(const std::vector<Argument>& args, Formula formula) {
 
 }  // namespace
 
-report::Workload workload(const c10::OperatorHandle& op, const torch::jit::Stack& inputs,
+results::Workload workload(const c10::OperatorHandle& op, const torch::jit::Stack& inputs,
                           const torch::jit::Stack& outputs) {
   const std::vector<Argument> args = arguments_of(op, inputs);
   Tensors results;
   for (const auto& v : outputs) collect(v, results);
-  report::Workload work{.bytes = bytes_moved(op, args, results)};
+  results::Workload work{.bytes = bytes_moved(op, args, results)};
   if (const auto formula = formula_of(functional_name(schema_name(op)))) {
     work.arithmetic = arithmetic_of(args, *formula);
     // Integer and boolean work is not floating-point arithmetic: bandwidth only.

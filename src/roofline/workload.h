@@ -22,12 +22,12 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
 
-#include "report/roofline.h"
+#include "results/roofline.h"
 
 namespace backendbench::roofline {
 
 // `outputs`: the stack left by calling `op` on a copy of `inputs`.
-report::Workload workload(const c10::OperatorHandle& op, const torch::jit::Stack& inputs,
+results::Workload workload(const c10::OperatorHandle& op, const torch::jit::Stack& inputs,
                           const torch::jit::Stack& outputs);
 
 }  // namespace backendbench::roofline

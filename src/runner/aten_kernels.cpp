@@ -203,7 +203,7 @@ std::optional<Failure> aten_kernels_reused(const c10::OperatorHandle& op, const 
   constexpr size_t kLongest = 240;
   if (named.size() > kLongest) named = named.substr(0, kLongest) + "...";
   const std::string more = own.size() > 1 ? " and " + std::to_string(own.size() - 1) + " more" : "";
-  return Failure(report::ErrorType::reference_fallback,
+  return Failure(results::ErrorType::reference_fallback,
                  "its call launched ATen's own GPU kernels of " + observe::display_name(op.operator_name()) +
                      " on this input (" + named + more +
                      "): ATen did the work it replaces, whatever the route (the dispatcher, another operator that "

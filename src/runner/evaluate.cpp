@@ -15,7 +15,7 @@ double measure_launch_floor(c10::Device device, const timing::TimingOptions& tim
   return timing::time_call(device, [&] { (void)at::empty({0}, options); }, o).median_ms();
 }
 
-report::RunResults run_suite(const suite::Suite& suite, backends::Backend& backend, const RunOptions& options) {
+results::RunResults run_suite(const suite::Suite& suite, backends::Backend& backend, const RunOptions& options) {
   const double floor_ms = options.launch_floor_ms ? *options.launch_floor_ms : measure_launch_floor(options.device, options.timing);
   BB_LOG(info) << "launch floor (empty(0) on " << options.device.str() << "): " << floor_ms * 1000.0 << " us";
   return run_jobs(make_jobs(suite), nullptr, in_process(backend, options, floor_ms));

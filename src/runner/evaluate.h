@@ -13,7 +13,7 @@
 #include "backends/backend.h"
 #include "check/tolerance.h"
 #include "inputs/materialize.h"
-#include "report/results.h"
+#include "results/records.h"
 #include "suite/suite.h"
 #include "timing/baseline.h"
 #include "timing/timer.h"
@@ -39,7 +39,7 @@ struct RunOptions {
 // Median time of `empty(0)` on the device in dispatch mode: the cost of a call that does no work.
 double measure_launch_floor(c10::Device device, const timing::TimingOptions& timing);
 
-report::RunResults run_suite(const suite::Suite& suite, backends::Backend& backend,
+results::RunResults run_suite(const suite::Suite& suite, backends::Backend& backend,
                              const RunOptions& options);
 
 }  // namespace backendbench::runner

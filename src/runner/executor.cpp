@@ -17,7 +17,7 @@ TestExecutor::TestExecutor(backends::Backend& backend, const RunOptions& options
 TestExecutor::OperatorState& TestExecutor::state_of(const std::string& op_name) {
   if (auto it = operators_.find(op_name); it != operators_.end()) return it->second;
   OperatorState& state = operators_[op_name];
-  const ops::OperatorName name = ops::parse_operator_name(op_name);
+  const results::OperatorName name = results::parse_operator_name(op_name);
   state.short_name = name.short_name();
   auto resolved = ops::resolve(name);
   if (auto* e = std::get_if<ops::ResolveError>(&resolved)) {
@@ -31,7 +31,7 @@ TestExecutor::OperatorState& TestExecutor::state_of(const std::string& op_name) 
   backends::ResolvedKernel kernel = backends::resolve_kernel(backend_, handle);
   observe::CallCounts import_calls = importing.finish();
   if (const auto changed = loading.restore(); !changed.empty()) {
-    state.load_failure = {report::ErrorType::global_state_changed,
+    state.load_failure = {results::ErrorType::global_state_changed,
                           describe_global_changes(changed, "loading the kernel")};
   }
   if (!kernel.kernel) {
@@ -50,7 +50,7 @@ TestExecutor::OperatorState& TestExecutor::state_of(const std::string& op_name) 
       std::string list;
       for (size_t i = 0; i < replaced.size() && i < 3; ++i) list += (i ? "; " : "") + replaced[i];
       if (replaced.size() > 3) list += "; and " + std::to_string(replaced.size() - 3) + " more";
-      state.load_failure = {report::ErrorType::aten_replaced,
+      state.load_failure = {results::ErrorType::aten_replaced,
                             "ATen's own kernels were replaced, so that its reference would not be ATen's: " + list +
                                 " (registered when this operator's kernel, or one loaded before it in this process, "
                                 "was loaded)"};
@@ -66,18 +66,18 @@ TestExecutor::OperatorState& TestExecutor::state_of(const std::string& op_name) 
 
 TestOutcome TestExecutor::run(const TestJob& job) {
   OperatorState& state = state_of(job.op_name);
-  if (!state.unknown.empty()) return failed_outcome(job, report::ErrorType::unknown_operator, state.unknown);
+  if (!state.unknown.empty()) return failed_outcome(job, results::ErrorType::unknown_operator, state.unknown);
   if (state.skipped) return TestOutcome{.skipped = true, .launch_floor_ms = launch_floor_ms_};
   if (state.load_failure) return failed_outcome(job, state.load_failure->first, state.load_failure->second);
   if (job.kind == TestKind::performance && !job.excluded_as.empty()) {  // as its correctness test left it out
-    return TestOutcome{.excluded = report::ExcludedTest{state.short_name, job.input.args_text, job.excluded_as, true},
+    return TestOutcome{.excluded = results::ExcludedTest{state.short_name, job.input.args_text, job.excluded_as, true},
                        .launch_floor_ms = launch_floor_ms_};
   }
   TestOutcome outcome = job.kind == TestKind::correctness ? state.run->correctness(job.input)
                                                           : state.run->performance(job.input, job.known_correct);
   outcome.derived_from = state.derived_from;
   outcome.launch_floor_ms = launch_floor_ms_;
-  if (outcome.performance) outcome.reference_source = timing::to_string(state.run->reference_source());
+  if (outcome.performance) outcome.reference_source = results::to_string(state.run->reference_source());
   if (const auto& r = outcome.correctness; r && !r->is_correct) {
     BB_LOG(warning) << r->op_name << " " << r->args << ": " << r->error_type << ": " << r->error_msg;
   }

@@ -32,7 +32,7 @@ class TestExecutor {
     std::string unknown;                // why it did not resolve, if it did not
     bool skipped = false;               // the backend does not implement it
     // Loading its kernel replaced ATen's kernels or changed global state: every test fails so.
-    std::optional<std::pair<report::ErrorType, std::string>> load_failure;
+    std::optional<std::pair<results::ErrorType, std::string>> load_failure;
     std::string derived_from;
     std::unique_ptr<OperatorRun> run;
   };

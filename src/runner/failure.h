@@ -1,4 +1,4 @@
-// A test's failure: what went wrong (a typed report::ErrorKind), its message,
+// A test's failure: what went wrong (a typed results::ErrorKind), its message,
 // and the C++ backtrace when libtorch gives one.
 #pragma once
 
@@ -12,27 +12,27 @@
 #include <c10/util/Type.h>
 
 #include "backends/kernel_error.h"
-#include "report/error_types.h"
+#include "results/error_types.h"
 
 namespace backendbench::runner {
 
 struct Failure {
-  report::ErrorKind kind;
+  results::ErrorKind kind;
   std::string message;
   std::string traceback;
 
   Failure() = default;
-  Failure(report::ErrorType type, std::string message, std::string traceback = {})
+  Failure(results::ErrorType type, std::string message, std::string traceback = {})
       : kind{type, {}}, message(std::move(message)), traceback(std::move(traceback)) {}
   // A raised exception of C++ type `exception_type`.
   static Failure raised(std::string exception_type, std::string message, std::string traceback = {}) {
     Failure f;
-    f.kind = {report::ErrorType::exception, std::move(exception_type)};
+    f.kind = {results::ErrorType::exception, std::move(exception_type)};
     f.message = std::move(message);
     f.traceback = std::move(traceback);
     return f;
   }
-  report::ErrorType type() const { return kind.type; }
+  results::ErrorType type() const { return kind.type; }
   std::string type_name() const { return kind.name(); }
   // "Type: message", for one-line error fields.
   std::string describe() const { return type_name() + ": " + message; }
@@ -44,7 +44,7 @@ struct Failure {
 // allocator's "can't allocate memory") is reported as out_of_memory.
 template <typename Fn>
 std::optional<Failure> capture(Fn&& fn) {
-  using report::ErrorType;
+  using results::ErrorType;
   try {
     fn();
     return std::nullopt;

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "report/result_json.h"
+#include "results/records_json.h"
 #include "spec/parse.h"
 #include "spec/serialize.h"
 
@@ -84,8 +84,8 @@ Json to_json(const TestOutcome& outcome) {
   Json j;
   j["skipped"] = outcome.skipped;
   if (!outcome.derived_from.empty()) j["derived_from"] = outcome.derived_from;
-  if (outcome.correctness) j["correctness"] = report::to_json(*outcome.correctness);
-  if (outcome.performance) j["performance"] = report::to_json(*outcome.performance);
+  if (outcome.correctness) j["correctness"] = results::to_json(*outcome.correctness);
+  if (outcome.performance) j["performance"] = results::to_json(*outcome.performance);
   if (outcome.excluded) {
     j["excluded"] = {{"op_name", outcome.excluded->op_name}, {"args", outcome.excluded->args},
                      {"reason", outcome.excluded->reason}};
@@ -102,11 +102,11 @@ TestOutcome outcome_from_json(const Json& j) {
                       .launch_floor_ms = j.value("launch_floor_ms", 0.0),
                       .reference_source = j.value("reference_source", std::string())};
   if (j.contains("time_ms")) outcome.time = phase_times_from_json(j["time_ms"]);
-  if (j.contains("correctness")) outcome.correctness = report::correctness_from_json(j["correctness"]);
-  if (j.contains("performance")) outcome.performance = report::performance_from_json(j["performance"]);
+  if (j.contains("correctness")) outcome.correctness = results::correctness_from_json(j["correctness"]);
+  if (j.contains("performance")) outcome.performance = results::performance_from_json(j["performance"]);
   if (j.contains("excluded")) {
     const Json& e = j["excluded"];
-    outcome.excluded = report::ExcludedTest{.op_name = e.at("op_name").get<std::string>(),
+    outcome.excluded = results::ExcludedTest{.op_name = e.at("op_name").get<std::string>(),
                                             .args = e.at("args").get<std::string>(),
                                             .reason = e.at("reason").get<std::string>(),
                                             .at_run_time = true};

@@ -12,7 +12,7 @@
 namespace backendbench::runner {
 namespace {
 
-using report::ErrorType;
+using results::ErrorType;
 
 // ATen's run-to-run difference (relative to |x| + the output's RMS) beyond which its result is no reference.
 constexpr double kUnreliableSpread = 1.0;
@@ -126,7 +126,7 @@ Verdict judge(const JudgeRules& rules, const JudgeInput& in) {
     for (const auto& w : rules.written) {
       const auto moved = [&](const std::vector<size_t>& m) { return std::find(m.begin(), m.end(), w.index) != m.end(); };
       if (moved(in.candidate.moved) && !moved(in.reference.moved)) {
-        return fail(Failure(w.wrong_value == report::ErrorType::mismatch ? report::ErrorType::wrong_in_place_result
+        return fail(Failure(w.wrong_value == results::ErrorType::mismatch ? results::ErrorType::wrong_in_place_result
                                                                           : w.wrong_value,
                             "the argument '" + w.name + "' was given new memory (set_) instead of being written in "
                             "place, as ATen writes it: other views of it keep the old values"));

@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "report/progress.h"
+#include "util/progress.h"
 #include "runner/test_job.h"
 
 namespace backendbench::runner {
@@ -23,7 +23,7 @@ class RunObserver {
   virtual void on_end() {}
 };
 
-// The progress line on stderr (report::Progress), fed with each outcome; its
+// The progress line on stderr (util::Progress), fed with each outcome; its
 // ETA weighs the tests left by their inputs' tensor bytes.
 class ProgressLine final : public RunObserver {
  public:
@@ -32,7 +32,7 @@ class ProgressLine final : public RunObserver {
   void on_end() override { progress_.reset(); }
 
  private:
-  std::optional<report::Progress> progress_;
+  std::optional<util::Progress> progress_;
   std::unordered_map<size_t, size_t> position_;  // job id -> its index among the tests to run
 };
 

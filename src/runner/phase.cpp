@@ -27,24 +27,6 @@ void announce(Phase phase) {
 
 }  // namespace
 
-const char* to_string(Phase phase) {
-  switch (phase) {
-    case Phase::setup: return "setup";
-    case Phase::reference: return "reference";
-    case Phase::candidate: return "candidate";
-    case Phase::compare: return "compare";
-    case Phase::timing: return "timing";
-  }
-  return "?";
-}
-
-std::optional<Phase> phase_from_name(std::string_view name) {
-  for (Phase p : {Phase::setup, Phase::reference, Phase::candidate, Phase::compare, Phase::timing}) {
-    if (name == to_string(p)) return p;
-  }
-  return std::nullopt;
-}
-
 void set_phase_listener(std::function<void(Phase)> l) {
   const std::lock_guard lock(listener_mutex());
   listener() = std::move(l);

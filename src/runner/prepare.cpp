@@ -18,7 +18,7 @@
 namespace backendbench::runner {
 namespace {
 
-using report::ErrorType;
+using results::ErrorType;
 
 // The tensor's whole storage as a flat byte tensor.
 at::Tensor storage_bytes(const c10::Storage& storage, const at::TensorOptions& options) {
@@ -150,7 +150,7 @@ std::variant<torch::jit::Stack, PrepareFailure> prepare_inputs(const c10::Operat
 
 std::variant<PreparedCall, PrepareFailure> prepare_call(const data::InputRecord& input, c10::Device device,
                                                         uint64_t run_seed) {
-  const ops::OperatorName name = ops::parse_operator_name(input.op_name);
+  const results::OperatorName name = results::parse_operator_name(input.op_name);
   auto resolved = ops::resolve(name);
   if (auto* e = std::get_if<ops::ResolveError>(&resolved)) {
     return PrepareFailure{Failure(ErrorType::unknown_operator, e->message)};

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include "report/progress.h"
+#include "util/progress.h"
 #include "runner/executor.h"
 #include "runner/phase.h"
 #include "runner/time_split.h"
@@ -13,8 +13,8 @@
 namespace backendbench::runner {
 namespace {
 
-report::Progress::Status status_of(const TestOutcome& o) {
-  using Status = report::Progress::Status;
+util::Progress::Status status_of(const TestOutcome& o) {
+  using Status = util::Progress::Status;
   if (o.skipped || o.excluded) return Status::skipped;
   if (o.correctness) {
     if (o.correctness->is_correct) return Status::passed;
@@ -44,7 +44,7 @@ void ProgressLine::on_finished(const TestJob& job, const TestOutcome& outcome) {
   progress_->record(it == position_.end() ? SIZE_MAX : it->second, status_of(outcome), outcome.time.total_ms() / 1000);
 }
 
-report::RunResults run_jobs(const std::vector<TestJob>& jobs, Journal* journal, const Execute& execute,
+results::RunResults run_jobs(const std::vector<TestJob>& jobs, Journal* journal, const Execute& execute,
                             std::span<RunObserver* const> observers) {
   std::vector<TestOutcome> outcomes(jobs.size());
   std::vector<bool> finished(jobs.size(), false);

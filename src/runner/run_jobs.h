@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "backends/backend.h"
-#include "report/results.h"
+#include "results/records.h"
 #include "runner/evaluate.h"
 #include "runner/journal.h"
 #include "runner/observer.h"
@@ -22,7 +22,7 @@ using Execute = std::function<void(const std::vector<TestJob>& jobs, const std::
 
 // `journal` may be null (no log folder); every outcome is journaled before
 // `observers` hear of it.
-report::RunResults run_jobs(const std::vector<TestJob>& jobs, Journal* journal, const Execute& execute,
+results::RunResults run_jobs(const std::vector<TestJob>& jobs, Journal* journal, const Execute& execute,
                             std::span<RunObserver* const> observers = {});
 
 // Runs the jobs one after another in this process.

@@ -189,10 +189,10 @@ std::variant<CandidateRun, Failure> run_candidate(const backends::Kernel& kernel
   if (recorder) run.calls = recorder->finish();
   if (failure) return *failure;
   if (std::string lazy = lazy_output(run.outputs); !lazy.empty()) {
-    return Failure(report::ErrorType::wrong_output_structure, lazy);
+    return Failure(results::ErrorType::wrong_output_structure, lazy);
   }
   if (const auto changed = state.restore(); !changed.empty()) {
-    return Failure(report::ErrorType::global_state_changed, describe_global_changes(changed));
+    return Failure(results::ErrorType::global_state_changed, describe_global_changes(changed));
   }
   run.stray_work = watch.finish();
   run.gpu_kernels = watch.kernels();

@@ -3,7 +3,6 @@
 #include <unordered_set>
 
 #include "ops/resolve.h"
-#include "report/scores.h"
 #include "util/log.h"
 
 namespace backendbench::runner {
@@ -27,26 +26,26 @@ std::vector<TestJob> make_jobs(const suite::Suite& suite) {
 }
 
 bool lost_worker(const std::string& error_type) {
-  const auto type = report::parse_error_type(error_type);
+  const auto type = results::parse_error_type(error_type);
   return type == kWorkerCrash || type == kTimeout || type == kWorkerStartFailed;
 }
 
-TestOutcome failed_outcome(const TestJob& job, report::ErrorType type, const std::string& message) {
-  const std::string op_name = ops::parse_operator_name(job.op_name).short_name();
-  const std::string name(report::to_string(type));
+TestOutcome failed_outcome(const TestJob& job, results::ErrorType type, const std::string& message) {
+  const std::string op_name = results::parse_operator_name(job.op_name).short_name();
+  const std::string name(results::to_string(type));
   TestOutcome outcome;
   if (job.kind == TestKind::correctness) {
-    outcome.correctness = report::CorrectnessResult{
+    outcome.correctness = results::CorrectnessResult{
         .op_name = op_name, .args = job.input.args_text, .error_msg = message, .error_type = name};
   } else {
-    outcome.performance = report::PerformanceResult{
+    outcome.performance = results::PerformanceResult{
         .op_name = op_name, .args = job.input.args_text, .error_msg = name + ": " + message, .error_type = name};
   }
   return outcome;
 }
 
-report::RunResults assemble_results(const std::vector<TestJob>& jobs, const std::vector<TestOutcome>& outcomes) {
-  report::RunResults results;
+results::RunResults assemble_results(const std::vector<TestJob>& jobs, const std::vector<TestOutcome>& outcomes) {
+  results::RunResults results;
   std::unordered_set<std::string> excluded;  // "op|args": an input's two tests exclude it once
   struct Counts {
     size_t passed = 0, correctness = 0, timed = 0, performance = 0;
@@ -98,7 +97,7 @@ report::RunResults assemble_results(const std::vector<TestJob>& jobs, const std:
                     << "device, or no valid input could be made); excluded_tests.json lists them with the reason";
   }
   std::string by_type;
-  for (const auto& [type, count] : report::failures_by_type(results)) {
+  for (const auto& [type, count] : results::failures_by_type(results)) {
     by_type += (by_type.empty() ? "" : ", ") + type + " " + std::to_string(count);
   }
   if (!by_type.empty()) BB_LOG(info) << "failed tests by type: " << by_type;

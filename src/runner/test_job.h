@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "data/inputs.h"
-#include "report/error_types.h"
-#include "report/results.h"
+#include "results/error_types.h"
+#include "results/records.h"
 #include "runner/time_split.h"
 #include "suite/suite.h"
 
@@ -42,11 +42,11 @@ struct TestOutcome {
   bool skipped = false;
   std::string derived_from;  // the kernel was derived from this overload's ("add.Tensor")
   // Exactly one of these three, unless skipped.
-  std::optional<report::CorrectnessResult> correctness;  // for correctness jobs
-  std::optional<report::PerformanceResult> performance;  // for performance jobs
+  std::optional<results::CorrectnessResult> correctness;  // for correctness jobs
+  std::optional<results::PerformanceResult> performance;  // for performance jobs
   // The input was left out when run: ATen raised on it on this device, or no
   // valid input could be made. Neither a pass nor a failure of the candidate.
-  std::optional<report::ExcludedTest> excluded;
+  std::optional<results::ExcludedTest> excluded;
   double launch_floor_ms = 0;  // the floor the test's overhead figures used
   PhaseTimes time;             // where the test's time went, as measured where it ran
   std::string reference_source;  // performance tests: "timed", "cached" or "audited" (timing/baseline.h)
@@ -60,20 +60,20 @@ using OnFinished = std::function<void(size_t job_index, const TestOutcome& outco
 std::vector<TestJob> make_jobs(const suite::Suite& suite);
 
 // The error types of tests that lost their worker process (workers/pool.h).
-inline constexpr report::ErrorType kWorkerCrash = report::ErrorType::worker_crash;
-inline constexpr report::ErrorType kTimeout = report::ErrorType::timeout;
-inline constexpr report::ErrorType kWorkerStartFailed = report::ErrorType::worker_start_failed;
+inline constexpr results::ErrorType kWorkerCrash = results::ErrorType::worker_crash;
+inline constexpr results::ErrorType kTimeout = results::ErrorType::timeout;
+inline constexpr results::ErrorType kWorkerStartFailed = results::ErrorType::worker_start_failed;
 // Whether `error_type` (a result's) says the test lost its worker rather than failed in it.
 bool lost_worker(const std::string& error_type);
 
 // A failed outcome for `job` that never produced one of its own (its worker
 // crashed, timed out or could not start, its operator is unknown).
-TestOutcome failed_outcome(const TestJob& job, report::ErrorType type, const std::string& message);
+TestOutcome failed_outcome(const TestJob& job, results::ErrorType type, const std::string& message);
 
 // The run's results from the outcomes of `jobs` (outcomes[i] is jobs[i]'s), in
 // suite order; logs each operator's pass counts. Inputs excluded at run time go
 // to `excluded` (once per input); an operator all of whose inputs were
 // excluded is not counted.
-report::RunResults assemble_results(const std::vector<TestJob>& jobs, const std::vector<TestOutcome>& outcomes);
+results::RunResults assemble_results(const std::vector<TestJob>& jobs, const std::vector<TestOutcome>& outcomes);
 
 }  // namespace backendbench::runner

@@ -12,6 +12,7 @@ double& PhaseTimes::of(Phase phase) {
     case Phase::candidate: return candidate_ms;
     case Phase::compare: return compare_ms;
     case Phase::timing: return timing_ms;
+    case Phase::waiting: return waiting_ms;
   }
   return setup_ms;
 }

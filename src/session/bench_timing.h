@@ -10,6 +10,7 @@
 #include <string>
 
 #include "report/timing_bench.h"
+#include "results/device.h"
 #include "timing/timer.h"
 
 namespace backendbench::session {
@@ -17,7 +18,7 @@ namespace backendbench::session {
 struct BenchTimingRequest {
   std::string data;      // a dataset; "": the shipped one
   size_t inputs = 1000;  // spread evenly over the dataset's runtimes
-  std::string device;    // as RunRequest::device
+  std::optional<results::DeviceName> device;  // as RunRequest::device
   timing::TimingOptions timing;
   bool cold_only = false;  // the first pass only
 };

@@ -9,29 +9,19 @@
 
 namespace backendbench::session {
 
-c10::Device choose_device(const std::string& requested) {
-  if (requested.empty()) return at::hasCUDA() ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
-  if (requested != "cpu" && requested != "cuda" && !requested.starts_with("cuda:")) {
-    throw RequestError("--device: must be cuda, cuda:N or cpu, got '" + requested + "'");
+c10::Device choose_device(const std::optional<results::DeviceName>& requested) {
+  if (!requested) return at::hasCUDA() ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
+  if (!requested->is_cuda()) return c10::Device(c10::kCPU);
+  const std::string name = requested->str();
+  if (!at::hasCUDA()) {
+    throw RequestError("--device " + name + ": CUDA is not available (this torch has no CUDA support or no GPU is visible)");
   }
-  std::optional<c10::Device> device;
-  try {
-    device.emplace(requested);
-  } catch (const c10::Error&) {
-    throw RequestError("--device: must be cuda, cuda:N or cpu, got '" + requested + "'");
+  const int index = requested->index.value_or(0);
+  if (index >= static_cast<int>(at::getNumGPUs())) {
+    throw RequestError("--device " + name + ": there is no such CUDA device (" + std::to_string(at::getNumGPUs()) +
+                       " visible)");
   }
-  if (device->is_cuda()) {
-    if (!at::hasCUDA()) {
-      throw RequestError("--device " + requested +
-                         ": CUDA is not available (this torch has no CUDA support or no GPU is visible)");
-    }
-    if (!device->has_index()) device->set_index(0);
-    if (device->index() >= static_cast<int>(at::getNumGPUs())) {
-      throw RequestError("--device " + requested + ": there is no such CUDA device (" +
-                         std::to_string(at::getNumGPUs()) + " visible)");
-    }
-  }
-  return *device;
+  return {c10::kCUDA, static_cast<c10::DeviceIndex>(index)};
 }
 
 std::vector<c10::Device> worker_devices(c10::Device device, std::optional<size_t> count, size_t per_device,

@@ -7,12 +7,14 @@
 
 #include <c10/core/Device.h>
 
+#include "results/device.h"
+
 namespace backendbench::session {
 
-// "" -> cuda:0 when CUDA is available, else cpu; "cuda" -> cuda:0. Throws
-// RequestError for a device that cannot be used here (cuda without CUDA, a
-// malformed name).
-c10::Device choose_device(const std::string& requested);
+// None -> cuda:0 when CUDA is available, else cpu; "cuda" -> cuda:0. Throws
+// RequestError for a device that cannot be used here (cuda without CUDA, an
+// index past the visible GPUs).
+c10::Device choose_device(const std::optional<results::DeviceName>& requested);
 
 // One device per worker process: `count` workers (default `per_device` on
 // each device) dealt over `cuda_devices` (default every visible GPU; only

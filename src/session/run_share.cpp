@@ -26,8 +26,8 @@ RunShare::RunShare(std::optional<suite::Shard> shard) : shard_(std::move(shard))
   BB_LOG(info) << "MPI: " << world_->size() << " ranks, each runs its shard of the suite; rank 0 reports all of them";
 }
 
-c10::Device RunShare::device(const std::string& requested) const {
-  if (!world_ || !(requested.empty() || requested == "cuda" || requested == "cpu")) return choose_device(requested);
+c10::Device RunShare::device(const std::optional<results::DeviceName>& requested) const {
+  if (!world_ || (requested && requested->index)) return choose_device(requested);
   const c10::Device chosen = choose_device(requested);
   if (chosen.is_cuda()) {
     const int gpus = static_cast<int>(at::getNumGPUs());
@@ -58,7 +58,7 @@ void RunShare::describe(nlohmann::json& environment) const {
   }
 }
 
-bool RunShare::gather(report::RunResults& results, report::RunInfo& info) const {
+bool RunShare::gather(results::RunResults& results, report::RunInfo& info) const {
   if (!world_) return true;
   const auto all = world_->gather_to_root(report::run_to_json(results, info));
   if (world_->rank() != 0) return false;

@@ -11,6 +11,7 @@
 
 #include "mpi/mpi.h"
 #include "report/run_folder.h"
+#include "results/device.h"
 #include "suite/shard.h"
 #include "suite/suite.h"
 
@@ -22,9 +23,9 @@ class RunShare {
   // warnings and errors only. Throws RequestError for a shard under a launcher.
   explicit RunShare(std::optional<suite::Shard> shard);
 
-  // The device to run on. Under MPI, "" and "cuda" pick a GPU of this host by
-  // the rank's place on it, and CPU runs split the host's cores between ranks.
-  c10::Device device(const std::string& requested) const;
+  // The device to run on. Under MPI, no device or "cuda" picks a GPU of this
+  // host by the rank's place on it, and CPU runs split the host's cores between ranks.
+  c10::Device device(const std::optional<results::DeviceName>& requested) const;
 
   // Under MPI each rank runs on the one device that device() chose.
   bool one_device() const { return world_ != nullptr; }
@@ -42,7 +43,7 @@ class RunShare {
   // Under MPI, every rank's results go to rank 0, which gets them all merged
   // into `results` and `info`; the other ranks get false (they report
   // nothing). Alone or as a --shard job: true, nothing changes.
-  bool gather(report::RunResults& results, report::RunInfo& info) const;
+  bool gather(results::RunResults& results, report::RunInfo& info) const;
 
  private:
   std::optional<suite::Shard> shard_;

@@ -21,16 +21,11 @@
 #include "timing/gpu_activity.h"
 #include "timing/timer.h"
 #include "util/log.h"
+#include "util/text.h"
 #include "workers/pool.h"
 
 namespace backendbench::session {
 namespace {
-
-std::string joined(const std::vector<std::string>& parts) {
-  std::string out;
-  for (const auto& p : parts) out += (out.empty() ? "" : ",") + p;
-  return out;
-}
 
 nlohmann::json environment(const RunRequest& r, const runner::RunOptions& run, const suite::Suite& s) {
   return {
@@ -44,7 +39,7 @@ nlohmann::json environment(const RunRequest& r, const runner::RunOptions& run, c
       {"excluded_inputs", s.excluded.size()},
       {"gpu", gpu_description(run.device)},
       {"load_diagnostics", s.diagnostics.size()},
-      {report::kDevicePeaksKey, report::to_json(roofline::device_peaks(run.device))},
+      {results::kDevicePeaksKey, results::to_json(roofline::device_peaks(run.device))},
   };
 }
 
@@ -56,7 +51,7 @@ nlohmann::ordered_json journal_header(const RunRequest& r, const runner::RunOpti
                                                                              : r.backend.ops_directory;
   return {{"suite", suite::to_string(r.suite.kind)},
           {"backend", backends::to_string(r.backend.kind)},
-          {"ops", joined(r.suite.op_filters)},
+          {"ops", util::join(r.suite.op_filters, ",")},
           {"data", r.suite.data},
           {"device", run.device.str()},
           {"seed", run.seed},
@@ -150,7 +145,7 @@ RunOutcome run(const RunRequest& r, std::span<runner::RunObserver* const> observ
   }
   const std::vector<c10::Device> devices =
       worker_devices(run.device, r.workers.count, r.workers.per_device.value_or(1), r.workers.cuda_devices,
-                     share.one_device(), r.device.find(':') != std::string::npos);
+                     share.one_device(), r.device && r.device->index.has_value());
   suite::Suite suite = load_suite(r.suite, run.device);
   RunOutcome outcome;
   outcome.info = {.command = r.command_line, .environment = environment(r, run, suite)};  // of the whole suite
@@ -221,7 +216,7 @@ RunOutcome run(const RunRequest& r, std::span<runner::RunObserver* const> observ
   outcome.info.environment["time_split"] = to_json(tally.split);
   for (const auto& e : suite.excluded) {
     outcome.results.excluded.push_back(
-        {ops::parse_operator_name(e.record.op_name).short_name(), e.record.args_text, e.reason});
+        {results::parse_operator_name(e.record.op_name).short_name(), e.record.args_text, e.reason});
   }
   if (!share.gather(outcome.results, outcome.info)) {  // an MPI rank: rank 0 reports
     outcome.reporting = false;

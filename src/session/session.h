@@ -14,7 +14,8 @@
 #include <vector>
 
 #include "backends/backend.h"
-#include "report/results.h"
+#include "results/device.h"
+#include "results/records.h"
 #include "report/run_folder.h"
 #include "report/scores.h"
 #include "runner/time_split.h"
@@ -49,7 +50,7 @@ struct WorkerSpec {
 struct RunRequest {
   suite::SuiteSpec suite;
   backends::BackendSpec backend;
-  std::string device;  // "", "cpu", "cuda", "cuda:N"; "": cuda when available, else cpu
+  std::optional<results::DeviceName> device;  // absent: cuda when available, else cpu
   uint64_t seed = 0;   // mixed into every test's inputs
   double p = 1.0;      // the perf@p threshold
   // The run folder. nullopt: none is written; an empty path: backendbench_output_<timestamp>.
@@ -65,7 +66,7 @@ struct RunRequest {
 };
 
 struct RunOutcome {
-  report::RunResults results;
+  results::RunResults results;
   report::RunInfo info;
   report::Scores scores;
   std::optional<std::filesystem::path> folder;  // where the run folder was written

@@ -7,6 +7,7 @@
 
 #include "data/download.h"
 #include "data/select.h"
+#include "facto/suite.h"
 #include "ops/resolve.h"
 #include "session/session.h"
 #include "util/log.h"
@@ -61,7 +62,7 @@ std::vector<std::string> names_to_suggest(const suite::Suite& s, const std::stri
   const bool with_overload = filter.find('.') != std::string::npos;
   std::vector<std::string> out;
   for (const auto& name : dotted) {
-    const ops::OperatorName parsed = ops::parse_operator_name(name);
+    const results::OperatorName parsed = results::parse_operator_name(name);
     const std::vector<std::string> forms =
         with_overload ? std::vector<std::string>{parsed.short_name(), parsed.dotted()} : std::vector<std::string>{parsed.name};
     for (const auto& form : forms) {
@@ -150,7 +151,7 @@ suite::Suite load_suite(const suite::SuiteSpec& spec, c10::Device device) {
       s = suite::opinfo_suite({.device = device, .dtype = spec.dtype, .filters = spec.op_filters});
       break;
     case suite::SuiteKind::facto:
-      s = suite::facto_suite({.device = device,
+      s = facto::facto_suite({.device = device,
                               .dtype = spec.dtype,
                               .filters = spec.op_filters,
                               .num_runs = spec.facto_num_runs,

@@ -87,7 +87,7 @@ void after_test(const runner::TestJob& job, runner::TestOutcome& outcome) {
     }
   }
   if (!violation) return;
-  runner::TestOutcome failed = runner::failed_outcome(job, report::ErrorType::sandbox_violation, *violation);
+  runner::TestOutcome failed = runner::failed_outcome(job, results::ErrorType::sandbox_violation, *violation);
   failed.derived_from = outcome.derived_from;
   failed.launch_floor_ms = outcome.launch_floor_ms;
   outcome = std::move(failed);

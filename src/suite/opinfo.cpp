@@ -63,7 +63,7 @@ bool opinfo_selected(const OpInfoEntry& e, const std::vector<std::string>& filte
 // Of a selected OpInfo, the samples of overloads the filters name: all of them
 // for a filter that names the OpInfo or the operator (`add`, `relu`), one
 // overload's for a filter that names it (`add.Tensor`).
-bool overload_selected(const OpInfoEntry& e, const ops::OperatorName& op, const std::vector<std::string>& filters) {
+bool overload_selected(const OpInfoEntry& e, const results::OperatorName& op, const std::vector<std::string>& filters) {
   if (filters.empty()) return true;
   return std::any_of(filters.begin(), filters.end(), [&](const std::string& f) {
     const std::string name = without_namespace(f);
@@ -85,7 +85,7 @@ bool takes_tensors(const c10::FunctionSchema& schema) {
 // Tensor-creation operators, which BackendBench leaves out of correctness
 // testing: factories (no tensor argument) and the *_like / new_* family, whose
 // outputs take only metadata from their input.
-std::optional<std::string> creation_reason(const c10::OperatorHandle& op, const ops::OperatorName& name) {
+std::optional<std::string> creation_reason(const c10::OperatorHandle& op, const results::OperatorName& name) {
   const bool like = name.name.ends_with("_like") || name.name.starts_with("new_");
   if (takes_tensors(op.schema()) && !like) return std::nullopt;
   return "tensor creation operator: " + name.short_name() +
@@ -175,7 +175,7 @@ class SuiteBuilder {
   void add_sample(const OpInfoEntry& e, const std::string& values, const Json& sample, Accounting& accounting) {
     const std::string label = e.label() + " sample " + std::to_string(sample.at("index").get<size_t>());
     const std::string op_text = sample.value("op", std::string());
-    const ops::OperatorName name = ops::parse_operator_name(op_text);
+    const results::OperatorName name = results::parse_operator_name(op_text);
     if (!op_text.empty() && !overload_selected(e, name, filters_)) return;
     ++accounting.found;
     if (sample.contains("excluded")) {

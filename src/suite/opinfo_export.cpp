@@ -1,15 +1,10 @@
 #include "suite/opinfo_export.h"
 
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -20,9 +15,8 @@
 #include "util/cache_dir.h"
 #include "util/hash.h"
 #include "util/log.h"
-#include "workers/process.h"
-
-extern char** environ;
+#include "util/process.h"
+#include "util/text.h"
 
 namespace backendbench::suite {
 namespace {
@@ -45,23 +39,9 @@ std::string read_tail(const fs::path& file, size_t max_chars) {
   return s.size() > max_chars ? "..." + s.substr(s.size() - max_chars) : s;
 }
 
-// Runs `argv` with stdout and stderr into `log`; returns its wait status.
+// Runs `argv` (argv[0] looked up in PATH) with stdout and stderr into `log`; returns its wait status.
 int run_logged(const std::vector<std::string>& argv, const fs::path& log) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = -1;
-  const int error = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (error != 0) throw std::runtime_error("cannot start " + argv[0] + ": " + std::strerror(error));
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return status;
+  return util::wait(util::spawn(argv, {.search_path = true, .output_file = log, .truncate_output = true}));
 }
 
 std::string filter_key(std::vector<std::string> filters) {
@@ -88,8 +68,7 @@ fs::path opinfo_export(c10::DeviceType device, spec::Dtype dtype, const std::vec
   const fs::path dir = root / filter_key(filters);
   if (fs::is_regular_file(dir / "manifest.json")) return dir;
 
-  std::string ops;
-  for (const auto& f : filters) ops += (ops.empty() ? "" : ",") + f;
+  const std::string ops = util::join(filters, ",");
   const std::string script = env_or("BACKENDBENCH_OPINFO_EXPORTER", BACKENDBENCH_OPINFO_EXPORTER);
   const std::vector<std::string> argv{env_or("BACKENDBENCH_PYTHON", BACKENDBENCH_PYTHON), script, "--device", device_type,
                                       "--dtype", dtype_name, "--ops", ops, "--out", dir.string()};
@@ -108,7 +87,7 @@ fs::path opinfo_export(c10::DeviceType device, spec::Dtype dtype, const std::vec
     hint = " (torch's OpInfo database needs the Python package expecttest: pip install expecttest)";
   }
   throw std::runtime_error("--suite opinfo: exporting the OpInfo samples failed: " + argv[0] + " " + script + " " +
-                           workers::describe_exit(status) + hint + "; its output (" + log.string() + "):\n" +
+                           util::describe_exit(status) + hint + "; its output (" + log.string() + "):\n" +
                            read_tail(log, 4000));
 }
 

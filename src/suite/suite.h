@@ -80,20 +80,4 @@ Suite opinfo_suite(const OpInfoRequest& request);
 // The same from an export folder (manifest.json, samples/).
 Suite opinfo_suite_from_export(const std::filesystem::path& dir, const std::vector<std::string>& filters);
 
-// --suite facto: the device and dtype the tuples are checked on, --ops, --facto-num-runs and --seed.
-struct FactoRequest {
-  c10::Device device = c10::kCPU;
-  spec::Dtype dtype = spec::Dtype::bf16;  // of floating-point tensors
-  std::vector<std::string> filters;
-  size_t num_runs = 10;
-  uint64_t seed = 0;
-};
-
-// Our FACTO suite: for each operator of the constraint table (facto/rules.h)
-// that the filters select (`add.Tensor`, or `add` for every covered overload),
-// `num_runs` valid argument tuples drawn from its schema (facto/generator.h),
-// as correctness tests. An operator for which fewer valid tuples were found
-// keeps those (the log says why the others were redrawn).
-Suite facto_suite(const FactoRequest& request);
-
 }  // namespace backendbench::suite

@@ -22,7 +22,7 @@ Suite torchbench_suite(const std::filesystem::path& data_path, const data::Selec
   for (auto& op : selected.operators) {
     // Operators this torch does not have, and those that cannot be tested (random, or no valid
     // input), are excluded with that reason.
-    const ops::OperatorName name = ops::parse_operator_name(op.op_name);
+    const results::OperatorName name = results::parse_operator_name(op.op_name);
     auto reason = ops::unavailable_reason(name);
     if (reason) {
       BB_LOG(warning) << op.op_name << ": " << *reason << "; its " << op.inputs.size() << " input(s) are excluded";

@@ -164,15 +164,6 @@ size_t BaselineCache::corrupt_lines() const {
   return corrupt_lines_;
 }
 
-std::string to_string(ReferenceSource source) {
-  switch (source) {
-    case ReferenceSource::timed: return "timed";
-    case ReferenceSource::cached: return "cached";
-    case ReferenceSource::audited: return "audited";
-  }
-  return "?";
-}
-
 std::string drift_between(const BaselineEntry& cached, const Timing& fresh) {
   if (!(cached.median_ms > 0) || !(fresh.median_ms() > 0)) return "";
   const double allowed = cached.spread / 2 + fresh.stats.relative_ci_width() / 2 + kDriftSlack;

@@ -99,8 +99,7 @@ struct BaselinePolicy {
 // Whether the `hit`-th cache hit of a process (from 1) is timed again.
 bool is_audit(size_t hit, const BaselinePolicy& policy);
 
-enum class ReferenceSource { timed, cached, audited };
-std::string to_string(ReferenceSource source);  // "timed", "cached", "audited"
+using results::ReferenceSource;
 
 // Whether a fresh reference disagrees with the cached one beyond both
 // timings' own confidence intervals and kDriftSlack: the reason, or "".

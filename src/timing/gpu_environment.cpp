@@ -10,6 +10,8 @@
 #include <sstream>
 #include <utility>
 
+#include "util/text.h"
+
 namespace backendbench::timing {
 namespace {
 
@@ -61,12 +63,6 @@ bool is_index(const std::string& token) {
   return !token.empty() && token.find_first_not_of("0123456789") == std::string::npos;
 }
 
-std::string trimmed(const std::string& text) {
-  const size_t begin = text.find_first_not_of(" \t");
-  if (begin == std::string::npos) return "";
-  return text.substr(begin, text.find_last_not_of(" \t") - begin + 1);
-}
-
 }  // namespace
 
 std::vector<std::string> throttle_reason_names(unsigned long long bits) {
@@ -99,7 +95,7 @@ std::optional<std::string> nvml_device_for(int cuda_index, const char* visible_d
   std::vector<std::string> devices;
   std::istringstream list(visible_devices);
   for (std::string token; std::getline(list, token, ',');) {
-    token = trimmed(token);
+    token = std::string(util::trim(token));
     if (!is_index(token) && token.rfind("GPU-", 0) != 0) break;
     devices.push_back(token);
   }

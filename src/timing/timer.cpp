@@ -350,15 +350,6 @@ TimingOptions timing_options_for(c10::Device device) {
   return options;
 }
 
-std::string to_string(TimingMode mode) {
-  switch (mode) {
-    case TimingMode::kernel: return "kernel";
-    case TimingMode::dispatch: return "dispatch";
-    case TimingMode::host: return "host";
-  }
-  return "?";
-}
-
 std::string to_string(L2FlushMethod method) { return method == L2FlushMethod::read ? "read" : "zero"; }
 
 std::optional<L2FlushMethod> l2_flush_method_from_name(const std::string& name) {

@@ -35,6 +35,7 @@
 
 #include <c10/core/Device.h>
 
+#include "results/timing_mode.h"
 #include "timing/statistics.h"
 #include "timing/stopping.h"
 
@@ -88,8 +89,7 @@ struct CallHooks {
   std::function<void(size_t call)> after;
 };
 
-enum class TimingMode { kernel, dispatch, host };
-std::string to_string(TimingMode mode);  // "kernel", "dispatch", "host"
+using results::TimingMode;
 
 struct Timing {
   SampleStats stats;

@@ -100,4 +100,20 @@ std::vector<std::string> near_names(std::string_view typed, const std::vector<st
   return out;
 }
 
+std::string_view trim(std::string_view text) {
+  constexpr std::string_view kWhitespace = " \t\n\v\f\r";
+  const size_t begin = text.find_first_not_of(kWhitespace);
+  if (begin == std::string_view::npos) return {};
+  return text.substr(begin, text.find_last_not_of(kWhitespace) - begin + 1);
+}
+
+std::string join(const std::vector<std::string>& items, std::string_view separator) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += separator;
+    out += items[i];
+  }
+  return out;
+}
+
 }  // namespace backendbench::util

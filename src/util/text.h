@@ -1,4 +1,5 @@
-// Text for messages: user-supplied bytes shown safely, and near names for typos.
+// Text for messages: user-supplied bytes shown safely, near names for typos,
+// trim and join.
 #pragma once
 
 #include <cstddef>
@@ -19,5 +20,13 @@ size_t edit_distance(std::string_view a, std::string_view b);
 // Up to `limit` of `names` nearest to `typed` (by edit distance, ties in the
 // order given), among those close enough to be a plausible typo of it.
 std::vector<std::string> near_names(std::string_view typed, const std::vector<std::string>& names, size_t limit = 3);
+
+// `text` without the ASCII whitespace at its ends: space, \t, \n, \v, \f, \r
+// (what std::isspace means in the C locale). A view into `text`.
+std::string_view trim(std::string_view text);
+
+// `items` with `separator` between each two: join({"a", "b"}, ", ") is "a, b";
+// empty items count as items.
+std::string join(const std::vector<std::string>& items, std::string_view separator);
 
 }  // namespace backendbench::util

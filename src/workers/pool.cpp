@@ -14,8 +14,9 @@
 #include <unordered_map>
 
 #include "runner/job_json.h"
-#include "runner/phase.h"
+#include "results/phase.h"
 #include "util/log.h"
+#include "util/process.h"
 #include "workers/device_lock.h"
 #include "workers/frames.h"
 #include "workers/process.h"
@@ -35,20 +36,9 @@ std::chrono::milliseconds seconds(double s) { return std::chrono::milliseconds(s
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-bool bounded(const std::string& phase) {
-  const auto p = runner::phase_from_name(phase);
-  return p && runner::bounded_by_test_timeout(*p);
-}
-
-// "the candidate's calls", for messages about where a test hung.
-std::string phase_in_words(const std::string& phase) {
-  if (phase == "setup") return "setup (making inputs, loading the kernel)";
-  if (phase == "reference") return "the ATen reference";
-  if (phase == "candidate") return "the candidate's calls";
-  if (phase == "compare") return "comparing outputs";
-  if (phase == "timing") return "timing";
-  if (phase == "waiting") return "waiting for the device";
-  return phase;
+// "phase candidate: the candidate's calls", for messages about where a test hung.
+std::string phase_text(results::Phase phase) {
+  return "phase " + std::string(results::to_string(phase)) + ": " + std::string(results::in_words(phase));
 }
 
 // One worker process and what it is doing.
@@ -59,9 +49,8 @@ struct Slot {
   FrameBuffer frames;
   State state = State::stopped;
   Clock::time_point deadline;  // starting and loading: when they time out
-  // Running: the test's phase (a runner::Phase name, or "waiting" for the
-  // device), since when, and the time its candidate's phases have used.
-  std::string phase;
+  // Running: the test's phase, since when, and the time its candidate's phases have used.
+  results::Phase phase = results::Phase::setup;
   Clock::time_point phase_since, overall_deadline;
   double bounded_s = 0;
   std::optional<size_t> job;  // index into the jobs, while one is in flight
@@ -79,7 +68,7 @@ std::string seconds_text(double s) {
 
 // Why a worker that died under a test died, with a hint at the usual cause.
 std::string crash_reason(int status) {
-  std::string reason = "the worker running this test " + describe_exit(status);
+  std::string reason = "the worker running this test " + util::describe_exit(status);
   if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) reason += " (the out-of-memory killer?)";
   if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU) reason += " (its CPU time limit)";
   if (WIFEXITED(status)) reason += " (exit or _exit called from kernel code?)";
@@ -118,7 +107,7 @@ class Pool {
        const runner::OnFinished& on_finished)
       : jobs_(jobs), options_(options), config_(options.config), on_finished_(on_finished),
         pending_(todo.begin(), todo.end()), remaining_(todo.size()), losses_(jobs.size(), 0) {
-    executable_ = options.executable.empty() ? self_executable() : options.executable;
+    executable_ = options.executable.empty() ? util::self_executable() : options.executable;
     // Longest first, so that no long test is left for the end while other
     // workers idle: correctness tests (their results spare the performance
     // tests a second check), then performance tests, each by the dataset's
@@ -193,7 +182,7 @@ class Pool {
       return;
     }
     if (!send_frame(slot.process.socket, to_json(config).dump())) {
-      start_failed(slot, describe_exit(reap_worker(slot.process, 2000)));
+      start_failed(slot, util::describe_exit(reap_worker(slot.process, 2000)));
       return;
     }
     slot.state = Slot::State::starting;
@@ -264,9 +253,9 @@ class Pool {
     if (n <= 0) {
       const int status = reap_worker(slot.process, 2000);
       if (slot.state == Slot::State::starting) {
-        start_failed(slot, "the worker " + describe_exit(status));
+        start_failed(slot, "the worker " + util::describe_exit(status));
       } else if (stopped_by_sandbox(config_, status)) {
-        worker_lost(slot, report::ErrorType::sandbox_violation, kSandboxReason, /*retry=*/false);
+        worker_lost(slot, results::ErrorType::sandbox_violation, kSandboxReason, /*retry=*/false);
       } else {
         worker_lost(slot, runner::kWorkerCrash, crash_reason(status));
       }
@@ -291,13 +280,14 @@ class Pool {
       slot.start_error.clear();
     } else if (type == "started" && slot.state == Slot::State::loading) {
       slot.state = Slot::State::running;
-      slot.phase = "setup";
+      slot.phase = results::Phase::setup;
       slot.phase_since = Clock::now();
       slot.overall_deadline = slot.phase_since + seconds(options_.overall_timeout_s);
       slot.bounded_s = 0;
     } else if (type == "phase" && slot.state == Slot::State::running) {
-      if (bounded(slot.phase)) slot.bounded_s += seconds_since(slot.phase_since);
-      slot.phase = message.value("phase", "");
+      if (results::bounded_by_test_timeout(slot.phase)) slot.bounded_s += seconds_since(slot.phase_since);
+      // A phase this build does not name (a worker of another version) is not bounded.
+      slot.phase = results::phase_from_name(message.value("phase", "")).value_or(results::Phase::setup);
       slot.phase_since = Clock::now();
     } else if (type == "baseline_dropped") {
       drop_baseline(slot, message.value("reason", ""));
@@ -309,7 +299,7 @@ class Pool {
       if (message.value("context_lost", false)) {
         const int status = reap_worker(slot.process, 5000);
         slot.state = Slot::State::stopped;
-        job_lost(index, runner::kWorkerCrash, "the test lost the device context (" + describe_exit(status) + ")", &outcome);
+        job_lost(index, runner::kWorkerCrash, "the test lost the device context (" + util::describe_exit(status) + ")", &outcome);
       } else {
         finish(index, outcome);
       }
@@ -321,7 +311,7 @@ class Pool {
   // A running test's next deadline: its candidate's phases out of time, or the overall bound.
   Clock::time_point deadline_of(const Slot& slot) const {
     if (slot.state != Slot::State::running) return slot.deadline;
-    if (!bounded(slot.phase)) return slot.overall_deadline;
+    if (!results::bounded_by_test_timeout(slot.phase)) return slot.overall_deadline;
     const double left_s = options_.test_timeout_s - slot.bounded_s;
     return std::min(slot.overall_deadline, slot.phase_since + seconds(std::max(0.0, left_s)));
   }
@@ -339,7 +329,7 @@ class Pool {
 
   void deadline_passed(Slot& slot) {
     const Slot::State state = slot.state;
-    const bool out_of_budget = state == Slot::State::running && bounded(slot.phase) &&
+    const bool out_of_budget = state == Slot::State::running && results::bounded_by_test_timeout(slot.phase) &&
                                Clock::now() < slot.overall_deadline;
     reap_worker(slot.process, 0);
     if (state == Slot::State::starting) {
@@ -349,12 +339,11 @@ class Pool {
                                        std::to_string(static_cast<int>(options_.start_timeout_s)) + " s");
     } else if (out_of_budget) {
       worker_lost(slot, runner::kTimeout, "the test did not finish within " + seconds_text(options_.test_timeout_s) +
-                                              " s of the candidate's time (--test-timeout; it was in phase " +
-                                              slot.phase + ": " + phase_in_words(slot.phase) + "); its worker was killed");
+                                              " s of the candidate's time (--test-timeout; it was in " + phase_text(slot.phase) +
+                                              "); its worker was killed");
     } else {
       worker_lost(slot, runner::kTimeout, "the test did not finish within " + seconds_text(options_.overall_timeout_s) +
-                                              " s in all (it hung in phase " + slot.phase + ": " +
-                                              phase_in_words(slot.phase) + "); its worker was killed");
+                                              " s in all (it hung in " + phase_text(slot.phase) + "); its worker was killed");
     }
   }
 
@@ -381,7 +370,7 @@ class Pool {
 
   // The worker (already reaped) is gone; its test, if any, is retried or
   // recorded (at once when `retry` is false: the kernel's deliberate doing).
-  void worker_lost(Slot& slot, report::ErrorType type, const std::string& reason, bool retry = true) {
+  void worker_lost(Slot& slot, results::ErrorType type, const std::string& reason, bool retry = true) {
     slot.state = Slot::State::stopped;
     if (!slot.job) return;
     const size_t index = *slot.job;
@@ -391,11 +380,11 @@ class Pool {
 
   // A test whose worker was lost runs once more in a fresh worker; a second
   // loss is its result (`reported`: the test's own outcome, when it sent one).
-  void job_lost(size_t index, report::ErrorType type, const std::string& reason, const runner::TestOutcome* reported,
+  void job_lost(size_t index, results::ErrorType type, const std::string& reason, const runner::TestOutcome* reported,
                 bool retry = true) {
     const runner::TestJob& job = jobs_[index];
     if (!retry) {
-      BB_LOG(warning) << job.op_name << " " << job.input.args_text << ": " << report::to_string(type) << ": " << reason;
+      BB_LOG(warning) << job.op_name << " " << job.input.args_text << ": " << results::to_string(type) << ": " << reason;
       finish(index, runner::failed_outcome(job, type, reason));
       return;
     }
@@ -413,7 +402,7 @@ class Pool {
     } else {
       outcome = runner::failed_outcome(job, type, reason + ", also when run again in a fresh worker");
     }
-    BB_LOG(warning) << job.op_name << " " << job.input.args_text << ": " << report::to_string(type) << ": " << reason;
+    BB_LOG(warning) << job.op_name << " " << job.input.args_text << ": " << results::to_string(type) << ": " << reason;
     finish(index, outcome);
   }
 

@@ -23,15 +23,8 @@ struct Process {
 // entries; null: this process's). Throws std::runtime_error when it cannot.
 Process spawn_worker(const std::vector<std::string>& argv, const std::vector<std::string>* env = nullptr);
 
-// How a process ended, in words: "exited with status 3", "killed by signal 11
-// (SIGSEGV, segmentation fault)".
-std::string describe_exit(int wait_status);
-
 // Waits up to `grace_ms` for the process to end by itself, then kills it;
 // returns its wait status. Closes the socket.
 int reap(Process& process, int grace_ms);
-
-// This executable's path (/proc/self/exe).
-std::string self_executable();
 
 }  // namespace backendbench::workers

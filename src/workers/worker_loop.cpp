@@ -60,12 +60,12 @@ class PhaseReporter {
  private:
   void waiting() {
     clock.waiting();
-    sender_.send({{"type", "phase"}, {"id", job_}, {"phase", "waiting"}});
+    sender_.send({{"type", "phase"}, {"id", job_}, {"phase", results::to_string(Phase::waiting)}});
   }
   void entered(Phase p) {
     hold(p == Phase::timing ? DeviceLock::Mode::exclusive : DeviceLock::Mode::shared);
     clock.entered(p);
-    sender_.send({{"type", "phase"}, {"id", job_}, {"phase", runner::to_string(p)}});
+    sender_.send({{"type", "phase"}, {"id", job_}, {"phase", results::to_string(p)}});
   }
 
   Sender& sender_;

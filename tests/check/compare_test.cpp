@@ -62,11 +62,11 @@ TEST(Compare, WithinTheBudgetMatchesAndReportsErrors) {
 TEST(Compare, ToleranceSeparatesPrecisionLossFromMismatch) {
   const Comparison within = compare_one(f32({100.0}), f32({101.0}));
   EXPECT_FALSE(within.matches);
-  EXPECT_EQ(within.type, report::ErrorType::precision_loss) << within.mismatch;
+  EXPECT_EQ(within.type, results::ErrorType::precision_loss) << within.mismatch;
   const Comparison beyond = compare_one(f32({100.0}), f32({101.2}));
-  EXPECT_EQ(beyond.type, report::ErrorType::mismatch) << beyond.mismatch;
-  EXPECT_EQ(compare_one(f32({0.0}), f32({0.009})).type, report::ErrorType::precision_loss);
-  EXPECT_EQ(compare_one(f32({0.0}), f32({0.02})).type, report::ErrorType::mismatch);
+  EXPECT_EQ(beyond.type, results::ErrorType::mismatch) << beyond.mismatch;
+  EXPECT_EQ(compare_one(f32({0.0}), f32({0.009})).type, results::ErrorType::precision_loss);
+  EXPECT_EQ(compare_one(f32({0.0}), f32({0.02})).type, results::ErrorType::mismatch);
 }
 
 TEST(Compare, ToleranceCapsTheBudget) {
@@ -75,7 +75,7 @@ TEST(Compare, ToleranceCapsTheBudget) {
   ASSERT_TRUE(c.error_budget.has_value());
   EXPECT_DOUBLE_EQ(*c.error_budget, 1e-3);
   const Tolerance tight{.atol = 1e-6, .rtol = 1e-6};
-  EXPECT_EQ(compare_outputs({f32({1.0})}, {f32({1.001})}, tight).type, report::ErrorType::mismatch);
+  EXPECT_EQ(compare_outputs({f32({1.0})}, {f32({1.001})}, tight).type, results::ErrorType::mismatch);
 }
 
 TEST(Compare, OutsideToleranceNamesOutputAndIndex) {
@@ -119,7 +119,7 @@ TEST(Compare, DenseOutputsMustHaveATensStrides) {
   ASSERT_FALSE(got.is_contiguous());
   const Comparison c = compare_one(expected, got);
   EXPECT_FALSE(c.matches);
-  EXPECT_EQ(c.type, report::ErrorType::wrong_strides);
+  EXPECT_EQ(c.type, results::ErrorType::wrong_strides);
   EXPECT_TRUE(contains(c.mismatch, "strides [1, 3] != expected [4, 1]"));
   // Dims of size 1 may have any stride.
   const at::Tensor row = at::randn({1, 4});
@@ -332,7 +332,7 @@ TEST(CompareDepths, MetadataOnlyOutputsIgnoreValuesButNotShapes) {
 namespace backendbench::check {
 namespace {
 
-using report::ErrorType;
+using results::ErrorType;
 using backendbench::testing::contains;
 
 constexpr double kNegZero = -0.0;

@@ -42,7 +42,7 @@ TEST_F(CudaGraphs, ATinyKernelIsShorterWithoutDispatch) {
   ASSERT_TRUE(t.reference_graph && t.reference_graph->stats) << t.reference_graph->error;
   EXPECT_GT(t.reference_graph->calls_per_graph, 1u);
   EXPECT_GT(t.reference_graph->stats->median, 0.0);
-  EXPECT_LT(t.reference_graph->stats->median, t.reference.median_ms()) << timing::to_string(t.reference.mode);
+  EXPECT_LT(t.reference_graph->stats->median, t.reference.median_ms()) << results::to_string(t.reference.mode);
 }
 
 // A call that synchronizes cannot be captured: a reason, no time, and the

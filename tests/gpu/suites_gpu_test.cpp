@@ -6,6 +6,7 @@
 #include <ATen/Context.h>
 
 #include "backends/aten.h"
+#include "facto/suite.h"
 #include "runner/evaluate.h"
 #include "suite/suite.h"
 
@@ -15,7 +16,7 @@ namespace {
 TEST(CudaSuites, FactoTuplesAreValidOnTheGpuAndAtenMatchesItself) {
   ASSERT_TRUE(at::hasCUDA()) << "GPU tests need a CUDA device";
   const c10::Device cuda(c10::kCUDA, 0);
-  const suite::Suite s = suite::facto_suite(
+  const suite::Suite s = facto::facto_suite(
       {.device = cuda, .dtype = spec::Dtype::bf16, .filters = {"add.Tensor", "relu", "mm", "sum", "_softmax", "where"}});
   ASSERT_GE(s.operators.size(), 6u);
   for (const auto& op : s.operators) EXPECT_EQ(op.correctness.size(), 10u) << op.op_name;

@@ -260,9 +260,9 @@ TEST(InputConstraints, CudnnRnnBackwardBuffersComeFromItsForward) {
 
 TEST(InputConstraints, EveryConstrainedOperatorHasACase) {
   for (const auto& entry : constrained_operators()) {
-    bool found = entry == ops::parse_operator_name(kRnnBackward).name;  // the test above
+    bool found = entry == results::parse_operator_name(kRnnBackward).name;  // the test above
     for (const auto& c : cases()) {
-      const auto name = ops::parse_operator_name(c.op);
+      const auto name = results::parse_operator_name(c.op);
       found |= entry == name.name || entry == name.name + "." + (name.overload.empty() ? "default" : name.overload);
     }
     EXPECT_TRUE(found) << entry << " has no test case";

@@ -75,7 +75,7 @@ TEST_F(KernelDirectory, ExamplesPassAndBrokenKernelsFailWithTheirReason) {
       tests("aten.sigmoid.default", {"((T([4], f32),), {})"}),
       tests("aten.exp.default", {"((T([4], f32),), {})"}),  // no folder: skipped
   };
-  const report::RunResults results = run_quickly(s, backend);
+  const results::RunResults results = run_quickly(s, backend);
   auto by_op = by_operator(results);
   expect_examples_correct(by_op);
   ASSERT_EQ(results.performance.size(), 1u);

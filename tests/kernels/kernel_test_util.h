@@ -15,7 +15,7 @@
 
 #include "kernels/compile.h"
 #include "ops/engine_test_util.h"
-#include "report/results.h"
+#include "results/records.h"
 #include "runner/evaluate.h"
 #include "suite/suite.h"
 #include "support/remove_tree.h"
@@ -66,17 +66,17 @@ inline suite::OperatorTests tests(const std::string& name, const std::vector<std
 }
 
 // Correctness results by operator ("relu.default").
-inline std::map<std::string, std::vector<const report::CorrectnessResult*>> by_operator(
-    const report::RunResults& results) {
-  std::map<std::string, std::vector<const report::CorrectnessResult*>> by_op;
+inline std::map<std::string, std::vector<const results::CorrectnessResult*>> by_operator(
+    const results::RunResults& results) {
+  std::map<std::string, std::vector<const results::CorrectnessResult*>> by_op;
   for (const auto& r : results.correctness) by_op[r.op_name].push_back(&r);
   return by_op;
 }
 // The index points into `results`: a temporary would leave it dangling.
-void by_operator(report::RunResults&&) = delete;
+void by_operator(results::RunResults&&) = delete;
 
 // Runs `s` on `backend` with a few quick timing samples.
-inline report::RunResults run_quickly(const suite::Suite& s, backends::Backend& backend) {
+inline results::RunResults run_quickly(const suite::Suite& s, backends::Backend& backend) {
   runner::RunOptions options;
   options.timing = {.warmup = 1, .min_samples = 3, .max_samples = 5, .budget_ms = 0.0};
   return runner::run_suite(s, backend, options);
@@ -84,7 +84,7 @@ inline report::RunResults run_quickly(const suite::Suite& s, backends::Backend& 
 
 // Every correctness test of the CPU examples' operators passed: relu,
 // add.Tensor and add_.Tensor (derived from add.Tensor).
-inline void expect_examples_correct(std::map<std::string, std::vector<const report::CorrectnessResult*>>& by_op) {
+inline void expect_examples_correct(std::map<std::string, std::vector<const results::CorrectnessResult*>>& by_op) {
   for (const char* name : {"relu.default", "add.Tensor", "add_.Tensor"}) {
     ASSERT_FALSE(by_op[name].empty()) << name;
     for (const auto* r : by_op[name]) EXPECT_TRUE(r->is_correct) << name << " " << r->args << ": " << r->error_msg;

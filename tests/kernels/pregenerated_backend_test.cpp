@@ -77,7 +77,7 @@ TEST_F(PregeneratedKernels, UsesTheKernelThatLoadsAndFailsTheOnesThatCannot) {
       tests("aten.neg.default", {"((T([4], f32),), {})"}),
       tests("aten.exp.default", {"((T([4], f32),), {})"}),
   };
-  const report::RunResults results = run_quickly(s, backend);
+  const results::RunResults results = run_quickly(s, backend);
   auto by_op = by_operator(results);
   expect_examples_correct(by_op);
   EXPECT_TRUE(by_op["add.Scalar"].empty()) << "add/add.cpp has add.Tensor's signature";

@@ -44,7 +44,7 @@ suite::Suite relu_and_add() {
 
 TEST(PythonKernels, TheSeedsReluAndAnAddPassInTheDirectoryLayout) {
   DirectoryBackend backend(kPythonExamples, test_settings());
-  const report::RunResults results = run_quickly(relu_and_add(), backend);
+  const results::RunResults results = run_quickly(relu_and_add(), backend);
   auto by_op = by_operator(results);
   expect_examples_correct(by_op);
   const backends::Kernel relu = backend.kernel_for(op("aten::relu", ""));
@@ -66,7 +66,7 @@ TEST_F(PythonLayouts, PregeneratedAttemptsBareNamesAndTheCurrentReleasesSpelling
         "    other = torch.as_tensor(other, device=self.device)\n"
         "    return torch.sub(self, torch.neg(other * alpha) if alpha != 1 else torch.neg(other))\n");
   PregeneratedBackend pregenerated(dir_ / "run", test_settings());
-  const report::RunResults results = run_quickly(relu_and_add(), pregenerated);
+  const results::RunResults results = run_quickly(relu_and_add(), pregenerated);
   auto by_op = by_operator(results);
   expect_examples_correct(by_op);
 
@@ -78,7 +78,7 @@ TEST_F(PythonLayouts, PregeneratedAttemptsBareNamesAndTheCurrentReleasesSpelling
   fs::rename(dir_ / "current" / "add__Tensor_implementation_v1.py",
              dir_ / "current" / "add__Tensor" / "add__Tensor_implementation_v1.py");
   DirectoryBackend directory(dir_ / "current", test_settings());
-  const report::RunResults current_results = run_quickly(relu_and_add(), directory);
+  const results::RunResults current_results = run_quickly(relu_and_add(), directory);
   by_op = by_operator(current_results);
   expect_examples_correct(by_op);
   EXPECT_EQ(operator_for_folder("relu__default").op->operator_name(), op("aten::relu", "").operator_name());
@@ -106,7 +106,7 @@ TEST_F(PythonLayouts, ArgumentsArriveAsTorchPassesThemToPythonKernels) {
   suite::Suite s;
   s.operators = {tests("aten.sum.dim_IntList", {"((T([4, 5], f32), [1]), {})", "((T([4, 5], f32), [0], True), {})",
                                                 "((T([4, 5], f16), [1], False), {'dtype': torch.float32})"})};
-  const report::RunResults results = run_quickly(s, backend);
+  const results::RunResults results = run_quickly(s, backend);
   auto by_op = by_operator(results);
   for (const auto* r : by_op["sum.dim_IntList"]) {
     EXPECT_TRUE(r->is_correct) << r->args << ": " << r->error_msg << "\n" << r->traceback;
@@ -130,9 +130,9 @@ TEST_F(PythonLayouts, EachWayAKernelFailsFailsOnlyItsOperatorWithTheTraceback) {
   for (const char* name : {"relu", "neg", "exp", "abs", "sin", "cos", "tan"}) {
     s.operators.push_back(tests(std::string("aten.") + name + ".default", {"((T([3], f32),), {})"}));
   }
-  const report::RunResults results = run_quickly(s, backend);
+  const results::RunResults results = run_quickly(s, backend);
   auto by_op = by_operator(results);
-  auto failure = [&](const char* name) -> const report::CorrectnessResult& {
+  auto failure = [&](const char* name) -> const results::CorrectnessResult& {
     const auto& results = by_op[std::string(name) + ".default"];
     EXPECT_EQ(results.size(), 1u) << name;
     EXPECT_FALSE(results.at(0)->is_correct) << name;
@@ -190,7 +190,7 @@ TEST_F(PythonLayouts, MixedFoldersAndTheChoiceRule) {
   EXPECT_EQ(find_implementation(dir_ / "add__Tensor", "add__Tensor"),
             dir_ / "add__Tensor" / "add__Tensor_implementation_1.cpp");
   DirectoryBackend backend(dir_, test_settings());
-  const report::RunResults results = run_quickly(relu_and_add(), backend);
+  const results::RunResults results = run_quickly(relu_and_add(), backend);
   auto by_op = by_operator(results);
   expect_examples_correct(by_op);
   EXPECT_EQ(backend.kernel_for(op("aten::relu", "")).language, backends::KernelLanguage::python);
@@ -230,7 +230,7 @@ TEST_F(PythonLayouts, PythonStubsImportAndFailAsNotImplemented) {
   DirectoryBackend backend(dir_, test_settings());
   suite::Suite s;
   s.operators = {tests("aten.add.Tensor", {"((T([2], f32), T([2], f32)), {})"})};
-  const report::RunResults results = run_quickly(s, backend);
+  const results::RunResults results = run_quickly(s, backend);
   const auto& failed = *by_operator(results)["add.Tensor"].at(0);
   EXPECT_EQ(failed.error_type, "NotImplementedError");
   EXPECT_TRUE(failed.error_msg.starts_with(

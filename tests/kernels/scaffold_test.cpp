@@ -155,12 +155,12 @@ TEST_F(OperatorFolder, StubsOfAwkwardOperatorsCompilePassTheSchemaCheckAndSayNot
 
   DirectoryBackend backend(dir_, settings);
   runner::RunOptions options;
-  const report::RunResults results = runner::run_suite(s, backend, options);
+  const results::RunResults results = runner::run_suite(s, backend, options);
   EXPECT_TRUE(backend.failures().empty()) << backend.failures().begin()->second;
   auto by_op = by_operator(results);
   for (const auto& op_and_args : operators) {
     const std::string& name = op_and_args.first;
-    const std::string short_name = ops::parse_operator_name(name).short_name();
+    const std::string short_name = results::parse_operator_name(name).short_name();
     ASSERT_EQ(by_op[short_name].size(), 1u) << name;
     const auto& r = *by_op[short_name][0];
     EXPECT_FALSE(r.is_correct) << name;

@@ -6,8 +6,8 @@
 namespace backendbench::llm {
 namespace {
 
-using report::CorrectnessResult;
-using report::PerformanceResult;
+using results::CorrectnessResult;
+using results::PerformanceResult;
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
@@ -27,7 +27,7 @@ PerformanceResult timed(const std::string& args, double speedup) {
 }
 
 TEST(Judge, AllPassedIsCorrectWithTheGeomeanSpeedup) {
-  report::RunResults r;
+  results::RunResults r;
   r.correctness = {passed("a"), passed("b")};
   r.performance = {timed("p1", 2.0), timed("p2", 0.5)};
   r.correctness.push_back({.op_name = "add.Tensor", .args = "x", .is_correct = false});  // another operator's
@@ -42,7 +42,7 @@ TEST(Judge, AllPassedIsCorrectWithTheGeomeanSpeedup) {
 }
 
 TEST(Judge, FailingInputsAreListedWithTypesErrorsAndTracebacks) {
-  report::RunResults r;
+  results::RunResults r;
   CorrectnessResult mismatch = failed("((T([64, 32], f32, [1, 64]),), {})", "MismatchError", "values differ");
   mismatch.max_abs_error = 0.75;
   mismatch.max_rel_error = 1.0;
@@ -60,7 +60,7 @@ TEST(Judge, FailingInputsAreListedWithTypesErrorsAndTracebacks) {
 
 TEST(Judge, OneErrorForEveryTestIsAKernelThatCouldNotBeUsedWithItsPathHidden) {
   const std::string log = "/tmp/run/stage/relu/relu_attempt_1.cpp:3:5: error: 'oops' was not declared";
-  report::RunResults r;
+  results::RunResults r;
   r.correctness = {failed("a", "std::runtime_error", log), failed("b", "std::runtime_error", log)};
   r.performance = {{.op_name = "relu.default", .args = "p", .error_msg = log}};
   const Judgement j = judge(r, "relu.default", "/tmp/run/stage/relu/");
@@ -71,10 +71,10 @@ TEST(Judge, OneErrorForEveryTestIsAKernelThatCouldNotBeUsedWithItsPathHidden) {
 }
 
 TEST(Judge, LostWorkersAreCrashesAndTimeouts) {
-  report::RunResults crash;
+  results::RunResults crash;
   crash.correctness = {passed("a"), failed("b", "WorkerCrash", "killed by signal 11 (SIGSEGV)")};
   EXPECT_EQ(judge(crash, "relu.default").verdict, Verdict::crashed);
-  report::RunResults hang;
+  results::RunResults hang;
   hang.correctness = {passed("a"), failed("b", "Timeout", "ran past 120 s")};
   EXPECT_EQ(judge(hang, "relu.default").verdict, Verdict::timed_out);
 }
@@ -86,7 +86,7 @@ TEST(Judge, NoTestIsNotRun) {
 }
 
 TEST(Judge, AFailedPerformanceTestIsNotCorrect) {
-  report::RunResults r;
+  results::RunResults r;
   r.correctness = {passed("a")};
   r.performance = {{.op_name = "relu.default", .args = "p", .error_msg = "incorrect on this input"}};
   const Judgement j = judge(r, "relu.default");

@@ -15,7 +15,7 @@ namespace backendbench::observe {
 namespace {
 
 using backends::KernelLanguage;
-using report::ErrorType;
+using results::ErrorType;
 
 const c10::OperatorName kRelu{"aten::relu", ""};
 

@@ -56,7 +56,7 @@ inline spec::TensorSpec parse_tensor(std::string_view text) {
 
 // The dispatcher's handle for `name`; throws (failing the test) when it does not resolve.
 inline c10::OperatorHandle op_handle(std::string_view name) {
-  auto resolved = ops::resolve(ops::parse_operator_name(name));
+  auto resolved = ops::resolve(results::parse_operator_name(name));
   if (const auto* e = std::get_if<ops::ResolveError>(&resolved)) {
     throw std::runtime_error("could not resolve " + std::string(name) + ": " + e->message);
   }

@@ -154,8 +154,8 @@ TEST(LegacyRewrite, RenamedOverloadsComputeTheSame) {
 
 TEST(LegacyRewrite, EveryRewriteGoesFromARemovedOperatorToOneOfToday) {
   for (const auto& r : legacy_rewrites()) {
-    EXPECT_TRUE(unavailable_reason(parse_operator_name(r.legacy)).has_value()) << r.legacy << " is still registered";
-    EXPECT_FALSE(unavailable_reason(parse_operator_name(r.today)).has_value()) << r.today << " is not registered";
+    EXPECT_TRUE(unavailable_reason(results::parse_operator_name(r.legacy)).has_value()) << r.legacy << " is still registered";
+    EXPECT_FALSE(unavailable_reason(results::parse_operator_name(r.today)).has_value()) << r.today << " is not registered";
   }
   EXPECT_FALSE(rewrite_legacy_call("aten.relu.default", parse_args("((T([2], f32),), {})")).has_value());
 }
@@ -223,11 +223,11 @@ TEST(LegacyRewrite, RecordsAreRenamedRewrittenAndMerged) {
 }
 
 TEST(LegacyRewrite, OperatorsNoTorchHasAreUnavailableWithTheRelease) {
-  const auto reason = unavailable_reason(parse_operator_name("aten.upsample_nearest2d_backward.vec"));
+  const auto reason = unavailable_reason(results::parse_operator_name("aten.upsample_nearest2d_backward.vec"));
   ASSERT_TRUE(reason.has_value());
   EXPECT_EQ(reason->rfind("not an operator of torch " + torch_release() + " (", 0), 0u) << *reason;
   EXPECT_TRUE(contains(*reason, "has the overloads default grad_input")) << *reason;
-  EXPECT_FALSE(unavailable_reason(parse_operator_name("aten.relu.default")).has_value());
+  EXPECT_FALSE(unavailable_reason(results::parse_operator_name("aten.relu.default")).has_value());
   EXPECT_TRUE(std::regex_match(torch_release(), std::regex("[0-9]+\\.[0-9]+"))) << torch_release();
 }
 

@@ -10,7 +10,7 @@ namespace {
 
 // The resolved schema's "name.overload" ("aten::relu" for a default overload).
 std::string schema_of(std::string_view text) {
-  auto resolved = resolve(parse_operator_name(text));
+  auto resolved = resolve(results::parse_operator_name(text));
   if (const auto* e = std::get_if<ResolveError>(&resolved)) {
     ADD_FAILURE() << text << ": " << e->message;
     return {};
@@ -20,7 +20,7 @@ std::string schema_of(std::string_view text) {
 }
 
 std::string error_of(std::string_view text) {
-  auto resolved = resolve(parse_operator_name(text));
+  auto resolved = resolve(results::parse_operator_name(text));
   if (const auto* e = std::get_if<ResolveError>(&resolved)) return e->message;
   ADD_FAILURE() << text << " resolved, but an error was expected";
   return {};
@@ -39,7 +39,7 @@ TEST(Resolve, DefaultOverload) {
 }
 
 TEST(Resolve, SchemaHasTheOperatorsArguments) {
-  auto resolved = resolve(parse_operator_name("aten.add.Tensor"));
+  auto resolved = resolve(results::parse_operator_name("aten.add.Tensor"));
   ASSERT_TRUE(std::holds_alternative<c10::OperatorHandle>(resolved));
   const auto& args = std::get<c10::OperatorHandle>(resolved).schema().arguments();
   ASSERT_EQ(args.size(), 3u);
@@ -50,32 +50,32 @@ TEST(Resolve, SchemaHasTheOperatorsArguments) {
 }
 
 TEST(OperatorNameTest, ParsesParts) {
-  const OperatorName add = parse_operator_name("aten.add.Tensor");
+  const results::OperatorName add = results::parse_operator_name("aten.add.Tensor");
   EXPECT_EQ(add.ns, "aten");
   EXPECT_EQ(add.name, "add");
   EXPECT_EQ(add.overload, "Tensor");
 
-  const OperatorName relu = parse_operator_name("relu");
+  const results::OperatorName relu = results::parse_operator_name("relu");
   EXPECT_EQ(relu.ns, "aten");
   EXPECT_EQ(relu.name, "relu");
   EXPECT_EQ(relu.overload, "");
 
-  const OperatorName inplace = parse_operator_name("aten::add_.Tensor");
+  const results::OperatorName inplace = results::parse_operator_name("aten::add_.Tensor");
   EXPECT_EQ(inplace.name, "add_");
   EXPECT_EQ(inplace.overload, "Tensor");
 }
 
 TEST(OperatorNameTest, Forms) {
-  const OperatorName add = parse_operator_name("add.Tensor");
+  const results::OperatorName add = results::parse_operator_name("add.Tensor");
   EXPECT_EQ(add.dotted(), "aten.add.Tensor");
   EXPECT_EQ(add.short_name(), "add.Tensor");
   EXPECT_EQ(add.qualified(), "aten::add.Tensor");
 
-  const OperatorName relu = parse_operator_name("aten.relu.default");
+  const results::OperatorName relu = results::parse_operator_name("aten.relu.default");
   EXPECT_EQ(relu.dotted(), "aten.relu.default");
   EXPECT_EQ(relu.short_name(), "relu.default");
   EXPECT_EQ(relu.qualified(), "aten::relu");
-  EXPECT_EQ(parse_operator_name("relu").short_name(), "relu.default");
+  EXPECT_EQ(results::parse_operator_name("relu").short_name(), "relu.default");
 }
 
 TEST(Resolve, UnknownOperatorIsNamed) {

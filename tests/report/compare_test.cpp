@@ -15,7 +15,7 @@ namespace {
 void timed(RunFolder& run, const std::string& op, const std::string& args, double speedup, double spread,
            size_t samples = 50) {
   run.results.correctness.push_back({.op_name = op, .args = args, .is_correct = true});
-  PerformanceResult p{.op_name = op, .args = args, .speedup = speedup, .benchmark_time_ms = 1.0 / speedup,
+  results::PerformanceResult p{.op_name = op, .args = args, .speedup = speedup, .benchmark_time_ms = 1.0 / speedup,
                       .reference_time_ms = 1.0, .successfully_ran = true, .reference_samples = samples,
                       .benchmark_samples = samples};
   if (spread > 0) {

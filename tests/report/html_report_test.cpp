@@ -17,15 +17,15 @@ constexpr const char* kEvilArgs = "((T([2], f16),), {'reduce': \"</td><script>al
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-RunResults sample_run() {
-  RunResults r;
+results::RunResults sample_run() {
+  results::RunResults r;
   r.operators = {"relu.default", "add.Tensor", "sub.Tensor"};
   r.correctness.push_back({.op_name = "relu.default", .args = kEvilArgs, .is_correct = true});
   r.correctness.push_back({.op_name = "add.Tensor", .args = "((T([4], f32), T([4], f32)), {})", .is_correct = false,
                            .error_msg = "mismatch at [0]: 1 vs 2", .error_type = "MismatchError"});
   r.correctness.push_back({.op_name = "sub.Tensor", .args = "((T([4], f32), T([4], f32)), {})", .is_correct = false,
                            .error_msg = "segfault", .error_type = "WorkerCrash"});
-  PerformanceResult fast{.op_name = "relu.default", .args = kEvilArgs, .speedup = 2.5, .benchmark_time_ms = 0.01,
+  results::PerformanceResult fast{.op_name = "relu.default", .args = kEvilArgs, .speedup = 2.5, .benchmark_time_ms = 0.01,
                          .reference_time_ms = 0.025, .successfully_ran = true, .speedup_ci_low = 2.4, .speedup_ci_high = 2.6};
   fast.roofline = {.bytes_moved = 8.0, .achieved_bandwidth_gbps = 5000.0, .roofline_bandwidth_pct = 150.0,
                    .impossible_speedup = true};
@@ -39,7 +39,7 @@ RunResults sample_run() {
 RunInfo gpu_info() {
   RunInfo info{.command = "backendbench --suite torchbench --ops '<relu>'"};
   info.environment = {{"device", "cuda:0"},
-                      {kDevicePeaksKey, to_json(DevicePeaks{.device = "NVIDIA H100", .bandwidth_gbps = 3352.0,
+                      {results::kDevicePeaksKey, to_json(results::DevicePeaks{.device = "NVIDIA H100", .bandwidth_gbps = 3352.0,
                                                             .bandwidth_source = "NVML"})}};
   return info;
 }
@@ -72,7 +72,7 @@ TEST(HtmlReport, ShowsScoresFailuresByTypeExclusionsAndTheEnvironment) {
 }
 
 TEST(HtmlReport, OperatorsSortedByGeomeanSpeedup) {
-  RunResults r;
+  results::RunResults r;
   for (const auto& [op, speedup] : {std::pair{"slow.default", 0.5}, {"fast.default", 4.0}, {"even.default", 1.0}}) {
     r.operators.push_back(op);
     r.correctness.push_back({.op_name = op, .args = "()", .is_correct = true});
@@ -89,7 +89,7 @@ TEST(HtmlReport, OperatorsSortedByGeomeanSpeedup) {
 
 TEST(HtmlReport, SaysWhenNoPeakIsKnown) {
   RunInfo cpu;
-  cpu.environment = {{kDevicePeaksKey, to_json(DevicePeaks{.device = "cpu", .note = "no peak bandwidth or FLOP/s is known for the cpu"})}};
+  cpu.environment = {{results::kDevicePeaksKey, to_json(results::DevicePeaks{.device = "cpu", .note = "no peak bandwidth or FLOP/s is known for the cpu"})}};
   EXPECT_TRUE(has(html::run_report(sample_run(), cpu, 1.0), "no peak bandwidth or FLOP/s is known for the cpu"));
   // BackendBench's own folders record no peaks at all.
   EXPECT_TRUE(has(html::run_report(sample_run(), {}, 1.0), "records no device peaks"));

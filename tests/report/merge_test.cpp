@@ -5,11 +5,11 @@
 namespace backendbench::report {
 namespace {
 
-CorrectnessResult passed(const std::string& op, const std::string& args) {
+results::CorrectnessResult passed(const std::string& op, const std::string& args) {
   return {.op_name = op, .args = args, .is_correct = true};
 }
 
-PerformanceResult timed(const std::string& op, const std::string& args, double speedup) {
+results::PerformanceResult timed(const std::string& op, const std::string& args, double speedup) {
   return {.op_name = op, .args = args, .speedup = speedup, .successfully_ran = true};
 }
 
@@ -52,7 +52,7 @@ TEST(MergeRuns, ScoresOfTheMergeEqualThoseOfTheWhole) {
   const RunPart a = part("a", {"relu.default"}, {{"relu.default", "r0"}}, {});
   RunPart b = part("b", {"relu.default", "add.Tensor"}, {{"relu.default", "r1"}, {"add.Tensor", "a0"}}, {});
   b.run.results.correctness[0].is_correct = false;
-  RunResults whole = a.run.results;
+  results::RunResults whole = a.run.results;
   whole.operators = {"relu.default", "add.Tensor"};
   for (const auto& c : b.run.results.correctness) whole.correctness.push_back(c);
   for (const auto& p : b.run.results.performance) whole.performance.push_back(p);

@@ -24,8 +24,8 @@ std::string read(const fs::path& path) {
 }
 
 // Every field set, in the order the files keep (sorted by operator and arguments).
-RunResults full_run() {
-  RunResults r;
+results::RunResults full_run() {
+  results::RunResults r;
   r.operators = {"relu.default", "add.Tensor", "add_.Tensor"};  // evaluation order, not sorted
   r.correctness = {
       {.op_name = "add.Tensor", .args = "((T([2], f16), T([2], f16)), {})", .is_correct = false,
@@ -40,7 +40,7 @@ RunResults full_run() {
        .error_msg = "skipped: the correctness test of this input failed"},
       {.op_name = "relu.default", .args = "((T([4], f32),), {})", .speedup = 1.0 / 3.0,
        .benchmark_time_ms = 0.03, .reference_time_ms = 0.01, .successfully_ran = true, .speedup_ci_low = 0.3,
-       .speedup_ci_high = 0.36, .reference_samples = 100, .benchmark_samples = 87, .timing_mode = "kernel",
+       .speedup_ci_high = 0.36, .reference_samples = 100, .benchmark_samples = 87, .timing_mode = results::TimingMode::kernel,
        .relative_runtime_to_kernel_launch = 1.25, .is_overhead_dominated_op = true,
        .roofline = {.bytes_moved = 32.0, .flops = 4.0, .achieved_bandwidth_gbps = 0.0011,
                     .roofline_bandwidth_pct = 0.01, .compute_peak = "float32", .impossible_speedup = false}},
@@ -89,7 +89,7 @@ TEST_F(ReadRunFolder, WriteThenReadGivesBackWhatWasWritten) {
 }
 
 TEST_F(ReadRunFolder, NonFiniteNumbersComeBackAbsent) {
-  RunResults run = full_run();
+  results::RunResults run = full_run();
   run.correctness[0].max_abs_error = std::numeric_limits<double>::quiet_NaN();
   run.performance[1].speedup = std::numeric_limits<double>::infinity();
   write_run_folder(root_, run, full_info(), 1.0);

@@ -63,9 +63,9 @@ std::vector<std::string> keys(const Json& object) {
   return out;
 }
 
-CorrectnessResult correctness(const std::string& op, const std::string& args, bool ok,
+results::CorrectnessResult correctness(const std::string& op, const std::string& args, bool ok,
                               std::optional<double> abs_error, std::optional<double> rel_error) {
-  CorrectnessResult r;
+  results::CorrectnessResult r;
   r.op_name = op;
   r.args = args;
   r.is_correct = ok;
@@ -79,8 +79,8 @@ CorrectnessResult correctness(const std::string& op, const std::string& args, bo
   return r;
 }
 
-PerformanceResult measured(const std::string& op, const std::string& args, double speedup) {
-  PerformanceResult r;
+results::PerformanceResult measured(const std::string& op, const std::string& args, double speedup) {
+  results::PerformanceResult r;
   r.op_name = op;
   r.args = args;
   r.speedup = speedup;
@@ -90,8 +90,8 @@ PerformanceResult measured(const std::string& op, const std::string& args, doubl
   return r;
 }
 
-PerformanceResult failed(const std::string& op, const std::string& args, std::string error) {
-  PerformanceResult r;
+results::PerformanceResult failed(const std::string& op, const std::string& args, std::string error) {
+  results::PerformanceResult r;
   r.op_name = op;
   r.args = args;
   r.reference_time_ms = 0.5;
@@ -101,8 +101,8 @@ PerformanceResult failed(const std::string& op, const std::string& args, std::st
 
 // Results in no particular order, with failures of every kind: a mismatch, a
 // test that failed to load, a failed benchmark, NaN/inf errors and timings.
-RunResults sample_run() {
-  RunResults r;
+results::RunResults sample_run() {
+  results::RunResults r;
   r.operators = {"aten.relu.default", "aten.add.Tensor", "aten.mul.Tensor", "aten.sum.default"};
   r.correctness = {
       correctness("aten.relu.default", "((T([4], f32),), {})", true, 0.0, 0.0),
@@ -238,7 +238,7 @@ TEST_F(RunFolderTest, FailedTestsHoldOnlyFailures) {
 }
 
 TEST_F(RunFolderTest, OperatorSummaryCsv) {
-  RunResults run = sample_run();
+  results::RunResults run = sample_run();
   run.operators.push_back("odd,\"op\"");
   write_run_folder(root_, run, sample_info(), 1.0);
   std::string text = read(root_ / "operator_summary.csv");
@@ -318,7 +318,7 @@ TEST_F(RunFolderTest, SummaryMarkdown) {
 TEST_F(RunFolderTest, EmptyRunWritesEmptyFilesAndNeutralScores) {
   RunInfo info;
   info.command = "backendbench";
-  write_run_folder(root_, RunResults{}, info, 1.0);
+  write_run_folder(root_, results::RunResults{}, info, 1.0);
   EXPECT_EQ(read(root_ / "full_results.json"), "[]");
   EXPECT_EQ(read(root_ / "failed_tests.json"), "[]");
   auto csv = split(read(root_ / "operator_summary.csv"), "\r\n");
@@ -359,10 +359,10 @@ namespace {
 // --cuda-graphs adds the graph fields after ours, null where a side was not
 // captured, and a summary section counting the reasons; other runs have neither.
 TEST_F(RunFolderTest, GraphTimesOnlyInRunsWithCudaGraphs) {
-  RunResults run = sample_run();
-  run.performance[0].graph = GraphTimes{.reference_graph_time_ms = 0.5, .benchmark_graph_time_ms = 0.25,
+  results::RunResults run = sample_run();
+  run.performance[0].graph = results::GraphTimes{.reference_graph_time_ms = 0.5, .benchmark_graph_time_ms = 0.25,
                                         .graph_speedup = 2.0, .calls_per_graph = 4};
-  run.performance[2].graph = GraphTimes{.calls_per_graph = 8, .graph_error = "candidate: not capturable: sync"};
+  run.performance[2].graph = results::GraphTimes{.calls_per_graph = 8, .graph_error = "candidate: not capturable: sync"};
   write_run_folder(root_, run, sample_info(), 1.0);
   const auto all = Json::parse(read(root_ / "full_results.json"));
   const auto& relu = all[6];  // sorted: relu's performance test
@@ -393,7 +393,7 @@ namespace backendbench::report {
 namespace {
 
 TEST_F(RunFolderTest, SummaryCountsTheInputsFoundRunAndLeftOutPerOperator) {
-  RunResults r;
+  results::RunResults r;
   r.operators = {"add.Tensor"};
   r.correctness = {{.op_name = "add.Tensor", .args = "a", .is_correct = true},
                    {.op_name = "add.Tensor", .args = "b", .is_correct = true}};

@@ -11,10 +11,10 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-CorrectnessResult correctness(const std::string& op, bool ok,
+results::CorrectnessResult correctness(const std::string& op, bool ok,
                               std::optional<double> abs_error = std::nullopt,
                               std::optional<double> rel_error = std::nullopt) {
-  CorrectnessResult r;
+  results::CorrectnessResult r;
   r.op_name = op;
   r.args = "((T([2], f32),), {})";
   r.is_correct = ok;
@@ -24,8 +24,8 @@ CorrectnessResult correctness(const std::string& op, bool ok,
 }
 
 // A measured test when `speedup` is given, a failed one otherwise.
-PerformanceResult performance(const std::string& op, std::optional<double> speedup) {
-  PerformanceResult r;
+results::PerformanceResult performance(const std::string& op, std::optional<double> speedup) {
+  results::PerformanceResult r;
   r.op_name = op;
   r.args = "((T([2], f32),), {})";
   r.successfully_ran = speedup.has_value();
@@ -43,8 +43,8 @@ const OperatorSummary& find(const std::vector<OperatorSummary>& ops, std::string
 
 // a: all correct, speedups 2 and 8.  b: one failure of each kind.
 // c: evaluated but produced no test.  d: performance tests only.
-RunResults mixed_run() {
-  RunResults r;
+results::RunResults mixed_run() {
+  results::RunResults r;
   r.operators = {"a", "b", "c", "d"};
   r.correctness = {correctness("a", true, 0.5, 0.25), correctness("b", false, 3.0, 1.0),
                    correctness("a", true, 0.125, 0.5), correctness("b", true)};
@@ -118,7 +118,7 @@ TEST(ScoresTest, ComputesTheThreeScores) {
 }
 
 TEST(ScoresTest, FailedPerformanceTestsCountAsOne) {
-  RunResults r;
+  results::RunResults r;
   r.operators = {"x"};
   r.correctness = {correctness("x", true)};
   r.performance = {performance("x", std::nullopt), performance("x", std::nullopt)};
@@ -136,7 +136,7 @@ TEST(ScoresTest, FailedPerformanceTestsCountAsOne) {
 }
 
 TEST(ScoresTest, NonFiniteErrorsSurviveTheMaximum) {
-  RunResults r;
+  results::RunResults r;
   r.operators = {"inf", "nan"};
   r.correctness = {correctness("inf", false, 1.0, 2.0), correctness("inf", false, kInf, 0.5),
                    correctness("nan", false, kNaN, kNaN), correctness("nan", false, 5.0, 7.0),
@@ -149,7 +149,7 @@ TEST(ScoresTest, NonFiniteErrorsSurviveTheMaximum) {
 }
 
 TEST(ScoresTest, OperatorsOnlyInResultsAreAppendedAndDuplicatesKeptOnce) {
-  RunResults r;
+  results::RunResults r;
   r.operators = {"z", "y", "z"};
   r.correctness = {correctness("w", true), correctness("y", true)};
   auto ops = summarize_operators(r);
@@ -161,7 +161,7 @@ TEST(ScoresTest, OperatorsOnlyInResultsAreAppendedAndDuplicatesKeptOnce) {
 }
 
 TEST(ScoresTest, EmptyRunHasNoNaN) {
-  auto s = compute_scores(summarize_operators(RunResults{}), 1.0);
+  auto s = compute_scores(summarize_operators(results::RunResults{}), 1.0);
   EXPECT_EQ(s.operators, 0u);
   EXPECT_EQ(s.correctness, 0.0);
   EXPECT_EQ(s.performance, 1.0);
@@ -212,7 +212,7 @@ TEST(ScoresTest, NaNScoreLinePrintsAsPython) {
 
 // Beside the three scores, notes that keep them from misleading.
 TEST(ScoresTest, NothingTimedIsSaidNotScored) {
-  RunResults r;
+  results::RunResults r;
   r.operators = {"a"};
   r.correctness = {correctness("a", true)};
   const Scores s = compute_scores(summarize_operators(r), 1.0);
@@ -231,7 +231,7 @@ TEST(ScoresTest, NothingTimedIsSaidNotScored) {
 }
 
 TEST(ScoresTest, ARunThatEvaluatedNoOperatorSaysSo) {
-  const Scores s = compute_scores(summarize_operators(RunResults{}), 1.0);
+  const Scores s = compute_scores(summarize_operators(results::RunResults{}), 1.0);
   EXPECT_NE(score_notes(s).find("no operator was evaluated"), std::string::npos) << score_notes(s);
 }
 
@@ -247,15 +247,15 @@ TEST(ScoresTest, IncorrectOperatorsAreLeftOutOfTheCorrectOnlyPerformance) {
   EXPECT_NE(notes.find("the performance score is 4.00"), std::string::npos) << notes;
 }
 
-PerformanceResult timed(const std::string& op, double speedup, double low, double high) {
-  PerformanceResult r = performance(op, speedup);
+results::PerformanceResult timed(const std::string& op, double speedup, double low, double high) {
+  results::PerformanceResult r = performance(op, speedup);
   r.speedup_ci_low = low;
   r.speedup_ci_high = high;
   return r;
 }
 
 TEST(ScoresTest, TheScoresIntervalComesFromTheTestsIntervals) {
-  RunResults steady;
+  results::RunResults steady;
   steady.operators = {"a", "b"};
   steady.correctness = {correctness("a", true), correctness("b", true)};
   steady.performance = {timed("a", 1.0, 0.99, 1.01), timed("b", 1.0, 0.98, 1.0 / 0.98)};
@@ -268,7 +268,7 @@ TEST(ScoresTest, TheScoresIntervalComesFromTheTestsIntervals) {
   EXPECT_NE(score_notes(s).find("performance score 95% interval: [0.989, 1.011]"), std::string::npos)
       << score_notes(s);
 
-  RunResults noisy = steady;
+  results::RunResults noisy = steady;
   noisy.performance = {timed("a", 0.8, 0.6, 1.1), timed("b", 1.0, 0.98, 1.0 / 0.98)};
   const std::string notes = score_notes(compute_scores(summarize_operators(noisy), 1.0));
   EXPECT_NE(notes.find("too noisy to score"), std::string::npos) << notes;

@@ -11,15 +11,15 @@
 namespace backendbench::report {
 namespace {
 
-PerformanceResult timed(double speedup, double reference_ms, const char* mode) {
+results::PerformanceResult timed(double speedup, double reference_ms, std::string_view mode) {
   return {.op_name = "add.Tensor", .args = "x", .speedup = speedup, .benchmark_time_ms = reference_ms / speedup,
-          .reference_time_ms = reference_ms, .successfully_ran = true, .timing_mode = mode};
+          .reference_time_ms = reference_ms, .successfully_ran = true, .timing_mode = results::parse_timing_mode(mode)};
 }
 
 TEST(TimingBench, FiguresSplitThePassBySizeAndModeAndCountFailures) {
   BenchPass pass{.name = "cold", .wall_ms = 100, .timing_ms = 60};
   pass.results.performance = {timed(1.0, 0.005, "dispatch"), timed(1.005, 0.5, "kernel"), timed(1.02, 0.05, "kernel"),
-                              timed(1.2, 0.01, "dispatch"), PerformanceResult{.op_name = "x", .error_msg = "boom"}};
+                              timed(1.2, 0.01, "dispatch"), results::PerformanceResult{.op_name = "x", .error_msg = "boom"}};
   const PassFigures f = figures_of(pass);
   EXPECT_EQ(f.tests, 5u);
   EXPECT_EQ(f.failed, 1u);

@@ -15,7 +15,7 @@ namespace {
 using testing::op_handle;
 
 // Calls `op` on a copy of `inputs` and measures the call.
-report::Workload measure(const char* op, const torch::jit::Stack& inputs) {
+results::Workload measure(const char* op, const torch::jit::Stack& inputs) {
   const auto handle = op_handle(op);
   torch::jit::Stack outputs = inputs;
   handle.callBoxed(outputs);
@@ -145,7 +145,7 @@ TEST(DevicePeaks, TheCpuHasNoneAndSaysSo) {
 }
 
 TEST(Annotate, FillsAchievedRatesWithoutSharesOnTheCpu) {
-  report::PerformanceResult r{.op_name = "relu.default", .benchmark_time_ms = 0.001, .successfully_ran = true};
+  results::PerformanceResult r{.op_name = "relu.default", .benchmark_time_ms = 0.001, .successfully_ran = true};
   annotate(r, op_handle("aten.relu.default"), {ones({1024})}, c10::Device(c10::kCPU));
   EXPECT_EQ(r.roofline.bytes_moved, 8192.0);
   ASSERT_TRUE(r.roofline.achieved_bandwidth_gbps);

@@ -37,12 +37,12 @@ RunOptions fast_options() {
 }
 
 // One correctness test of `kernel` for `op` on `args`.
-report::CorrectnessResult check(const std::string& op, const std::string& args, backends::Kernel kernel) {
+results::CorrectnessResult check(const std::string& op, const std::string& args, backends::Kernel kernel) {
   const RunOptions options = fast_options();
   OperatorRun run(op, op_handle(op), std::move(kernel), options, 0.0);
   const TestOutcome outcome = run.correctness(record(op, args));
   EXPECT_FALSE(outcome.excluded) << op << " " << args << ": " << outcome.excluded->reason;
-  return outcome.correctness.value_or(report::CorrectnessResult{});
+  return outcome.correctness.value_or(results::CorrectnessResult{});
 }
 
 backends::Kernel native(adv::Unary fn) { return {adv::boxed_unary(std::move(fn)), KernelLanguage::cpp}; }
@@ -59,7 +59,7 @@ class CheatFails : public ::testing::TestWithParam<Cheat> {};
 
 TEST_P(CheatFails, WithItsOwnErrorType) {
   const Cheat& cheat = GetParam();
-  const report::CorrectnessResult r = check(cheat.op, cheat.args, cheat.kernel());
+  const results::CorrectnessResult r = check(cheat.op, cheat.args, cheat.kernel());
   EXPECT_FALSE(r.is_correct) << cheat.name << " passed";
   EXPECT_EQ(r.error_type, cheat.error_type) << cheat.name << ": " << r.error_msg;
 }

@@ -42,7 +42,7 @@ suite::Suite suite_of(std::vector<suite::OperatorTests> operators) {
   return s;
 }
 
-report::RunResults run_aten(const suite::Suite& s) {
+results::RunResults run_aten(const suite::Suite& s) {
   backends::AtenBackend aten;
   return run_suite(s, aten, fast_options());
 }
@@ -294,7 +294,7 @@ TEST(BaselineCacheRun, SecondRunReusesTheReferenceTiming) {
   EXPECT_EQ(cache.size(), 1u);
   ASSERT_TRUE(second.performance[0].successfully_ran) << second.performance[0].error_msg;
   EXPECT_EQ(*second.performance[0].reference_time_ms, *first.performance[0].reference_time_ms);
-  EXPECT_EQ(second.performance[0].timing_mode, "host");
+  EXPECT_EQ(second.performance[0].timing_mode, results::TimingMode::host);
   backendbench::testing::remove_tree(dir);
 }
 

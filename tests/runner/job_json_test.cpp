@@ -8,10 +8,10 @@ namespace backendbench::runner {
 namespace {
 
 TEST(JobJson, PerformanceOutcomeWithRooflineFiguresRoundTrips) {
-  report::PerformanceResult p{.op_name = "relu.default", .args = "((T([8], f16),), {})", .speedup = 1.5,
+  results::PerformanceResult p{.op_name = "relu.default", .args = "((T([8], f16),), {})", .speedup = 1.5,
                               .benchmark_time_ms = 0.01, .reference_time_ms = 0.015, .successfully_ran = true,
                               .speedup_ci_low = 1.4, .speedup_ci_high = 1.6, .reference_samples = 40,
-                              .benchmark_samples = 41, .timing_mode = "kernel"};
+                              .benchmark_samples = 41, .timing_mode = results::TimingMode::kernel};
   p.roofline = {.bytes_moved = 32.0, .flops = 8.0, .achieved_bandwidth_gbps = 3.2, .achieved_tflops = 8e-7,
                 .roofline_bandwidth_pct = 0.1, .roofline_compute_pct = 1e-6, .compute_peak = "float16",
                 .impossible_speedup = false};

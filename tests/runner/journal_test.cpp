@@ -20,7 +20,7 @@ TestJob job(const std::string& args, TestKind kind) {
 
 TestOutcome passed(const TestJob& j) {
   TestOutcome o;
-  o.correctness = report::CorrectnessResult{.op_name = "relu.default", .args = j.input.args_text, .is_correct = true,
+  o.correctness = results::CorrectnessResult{.op_name = "relu.default", .args = j.input.args_text, .is_correct = true,
                                             .max_abs_error = 0.0};
   return o;
 }
@@ -36,7 +36,7 @@ TEST(Journal, OutcomesAppendedAreFoundOnResumeOncePerLine) {
   {
     Journal journal(file, kHeader, false);
     journal.append(a, passed(a));
-    journal.append(b, failed_outcome(b, report::ErrorType::worker_crash, "killed by signal 11"));
+    journal.append(b, failed_outcome(b, results::ErrorType::worker_crash, "killed by signal 11"));
   }
   Journal resumed(file, kHeader, true);
   EXPECT_EQ(resumed.finished_count(), 2u);

@@ -38,5 +38,25 @@ TEST(NearNames, ClosestPlausibleTyposFirst) {
   EXPECT_EQ(near_names("ad", names, 1).size(), 1u);
 }
 
+TEST(Text, TrimRemovesAsciiWhitespaceAtTheEnds) {
+  EXPECT_EQ(trim("  a b \t\r\n"), "a b");
+  EXPECT_EQ(trim("\v\fx\f\v"), "x");
+  EXPECT_EQ(trim("x"), "x");
+  EXPECT_EQ(trim(""), "");
+  EXPECT_EQ(trim(" \t\n\v\f\r"), "");
+  EXPECT_EQ(trim("\xc2\xa0x\xc2\xa0"), "\xc2\xa0x\xc2\xa0");  // a UTF-8 no-break space is text
+  EXPECT_EQ(trim(std::string("\0x\0", 3)), std::string("\0x\0", 3));
+  const std::string_view text = " in place ";
+  EXPECT_EQ(trim(text).data(), text.data() + 1);  // a view into its argument
+}
+
+TEST(Text, JoinPutsTheSeparatorBetweenItems) {
+  EXPECT_EQ(join({}, ", "), "");
+  EXPECT_EQ(join({"a"}, ", "), "a");
+  EXPECT_EQ(join({"a", "b", "c"}, ", "), "a, b, c");
+  EXPECT_EQ(join({"a", "b"}, ""), "ab");
+  EXPECT_EQ(join({"", "a", ""}, ","), ",a,");  // empty items count
+}
+
 }  // namespace
 }  // namespace backendbench::util

@@ -45,20 +45,20 @@ TEST(PoolDeadlines, TheTestTimeoutCountsTheCandidatesPhasesAndAHangAnywhereIsCau
                       .test_timeout_s = 0.5,
                       .overall_timeout_s = 2.5,
                       .executable = kFakeWorker.string()};
-  std::map<size_t, report::CorrectnessResult> results;
+  std::map<size_t, results::CorrectnessResult> results;
   const auto start = std::chrono::steady_clock::now();
   run_in_workers(jobs, todo, options, [&](size_t i, const runner::TestOutcome& o) { results[i] = *o.correctness; });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_EQ(results.size(), jobs.size());
   for (size_t i : {0, 1, 2}) EXPECT_TRUE(results[i].is_correct) << scripts[i] << ": " << results[i].error_msg;
   for (size_t i : {3, 4}) {
-    EXPECT_EQ(results[i].error_type, report::to_string(runner::kTimeout)) << scripts[i];
+    EXPECT_EQ(results[i].error_type, results::to_string(runner::kTimeout)) << scripts[i];
     EXPECT_NE(results[i].error_msg.find("did not finish within 0.5 s of the candidate's time"), std::string::npos)
         << results[i].error_msg;
   }
   EXPECT_NE(results[3].error_msg.find("phase candidate"), std::string::npos) << results[3].error_msg;
   EXPECT_NE(results[4].error_msg.find("phase timing"), std::string::npos) << results[4].error_msg;
-  EXPECT_EQ(results[5].error_type, report::to_string(runner::kTimeout));
+  EXPECT_EQ(results[5].error_type, results::to_string(runner::kTimeout));
   EXPECT_NE(results[5].error_msg.find("did not finish within 2.5 s in all (it hung in phase reference"),
             std::string::npos)
       << results[5].error_msg;

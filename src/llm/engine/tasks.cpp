@@ -13,7 +13,7 @@ namespace backendbench::llm {
 SuiteTasks operator_tasks(const suite::Suite& suite, const check::Tolerance& tolerance) {
   SuiteTasks out;
   for (const auto& tests : suite.operators) {
-    const ops::OperatorName name = ops::parse_operator_name(tests.op_name);
+    const results::OperatorName name = results::parse_operator_name(tests.op_name);
     auto resolved = ops::resolve(name);
     if (auto* e = std::get_if<ops::ResolveError>(&resolved)) {
       out.unresolved.push_back(tests.op_name + ": " + e->message);

@@ -5,14 +5,13 @@
 
 #include "report/html/charts.h"
 #include "report/html/html.h"
+#include "util/text.h"
 
 namespace backendbench::report::html {
 namespace {
 
 std::string codes_text(const std::vector<std::string>& codes) {
-  std::string out;
-  for (const auto& code : codes) out += (out.empty() ? "" : ", ") + code;
-  return out.empty() ? "(none)" : out;
+  return codes.empty() ? "(none)" : util::join(codes, ", ");
 }
 
 bool all_pass(const std::vector<std::string>& codes) {

@@ -16,7 +16,7 @@ namespace {
 
 std::string score_class(double v, double good, double bad) { return v >= good ? "good" : v < bad ? "bad" : "warn"; }
 
-std::string scores_section(const Scores& s, const RunResults& results) {
+std::string scores_section(const Scores& s, const results::RunResults& results) {
   const std::string p = detail::python_float(s.p);
   std::string out = "<section id=\"scores\"><h2>Scores</h2><div class=\"cards\">";
   out += card(detail::share(s.correctness), "correctness: mean pass rate over operators", score_class(s.correctness, 1.0, 0.5));
@@ -52,7 +52,7 @@ std::string scores_section(const Scores& s, const RunResults& results) {
   return out;
 }
 
-std::string speedup_tooltip(const PerformanceResult& t) {
+std::string speedup_tooltip(const results::PerformanceResult& t) {
   std::string tip = t.args + "\nspeedup " + number(t.speedup, 4);
   if (t.speedup_ci_low && t.speedup_ci_high) tip += " [" + number(t.speedup_ci_low, 4) + ", " + number(t.speedup_ci_high, 4) + "]";
   return tip + "\ncandidate " + number(t.benchmark_time_ms, 4) + " ms, ATen " + number(t.reference_time_ms, 4) + " ms";
@@ -80,9 +80,9 @@ std::vector<const OperatorSummary*> by_geomean(const std::vector<OperatorSummary
   return sorted;
 }
 
-std::string speedup_section(const std::vector<OperatorSummary>& ops, const RunResults& results,
+std::string speedup_section(const std::vector<OperatorSummary>& ops, const results::RunResults& results,
                             const std::vector<OperatorRoofline>& roofs) {
-  std::map<std::string, std::vector<const PerformanceResult*>> tests;
+  std::map<std::string, std::vector<const results::PerformanceResult*>> tests;
   std::vector<double> all;
   for (const auto& t : results.performance) {
     tests[t.op_name].push_back(&t);
@@ -154,7 +154,7 @@ std::string peaks_block(const RecordedPeaks& recorded) {
   return out + "</div>";
 }
 
-std::string roofline_section(const RunResults& results, const RunInfo& info, const std::vector<OperatorRoofline>& roofs) {
+std::string roofline_section(const results::RunResults& results, const RunInfo& info, const std::vector<OperatorRoofline>& roofs) {
   std::string out =
       "<section id=\"roofline\"><h2>Roofline</h2><p class=\"note\">For each timed input: the least bytes any "
       "kernel must move (each input read once, each output written once) and the FLOPs of the operator's formula, "
@@ -164,7 +164,7 @@ std::string roofline_section(const RunResults& results, const RunInfo& info, con
   const auto& peaks = recorded.peaks;
   out += peaks_block(recorded);
 
-  std::vector<const PerformanceResult*> timed, impossible;
+  std::vector<const results::PerformanceResult*> timed, impossible;
   for (const auto& t : results.performance) {
     if (!t.successfully_ran) continue;
     timed.push_back(&t);
@@ -252,12 +252,6 @@ std::string roofline_section(const RunResults& results, const RunInfo& info, con
 
 // The type a performance failure's message starts with ("MismatchError: ...", "timing failed: ..."), for
 // results without an error_type (written before performance results carried one).
-std::string performance_error_type(const std::string& message) {
-  const size_t colon = message.find(": ");
-  if (colon == std::string::npos || colon > 40) return "PerformanceFailure";
-  return message.substr(0, colon);
-}
-
 struct Failure {
   const char* test;
   const std::string* op_name;
@@ -265,18 +259,17 @@ struct Failure {
   std::string message;
 };
 
-std::string failures_section(const RunResults& results) {
+std::string failures_section(const results::RunResults& results) {
   std::map<std::string, std::vector<Failure>> groups;
   for (const auto& c : results.correctness) {
     if (c.is_correct) continue;
     std::string message = c.error_msg;
     if (!c.traceback.empty()) message += "\n\n" + c.traceback;
-    groups[c.error_type.empty() ? "(no error type)" : c.error_type].push_back({"correctness", &c.op_name, &c.args, message});
+    groups[results::failure_type(c)].push_back({"correctness", &c.op_name, &c.args, message});
   }
   for (const auto& t : results.performance) {
     if (t.successfully_ran) continue;
-    const std::string type = t.error_type.empty() ? performance_error_type(t.error_msg) : t.error_type;
-    groups[type].push_back({"performance", &t.op_name, &t.args, t.error_msg});
+    groups[results::failure_type(t)].push_back({"performance", &t.op_name, &t.args, t.error_msg});
   }
   std::string out = "<section id=\"failures\"><h2>Failures</h2>";
   if (groups.empty()) return out + "<p class=\"good\">No test failed.</p></section>";
@@ -297,12 +290,12 @@ std::string failures_section(const RunResults& results) {
   return out + "</section>";
 }
 
-std::string excluded_section(const std::vector<ExcludedTest>& excluded) {
+std::string excluded_section(const std::vector<results::ExcludedTest>& excluded) {
   std::string out = "<section id=\"excluded\"><h2>Excluded inputs</h2><p class=\"note\">" +
                     std::to_string(excluded.size()) + " inputs were left out without running, by reason.</p>";
-  std::map<std::string, std::vector<const ExcludedTest*>> by_reason;
+  std::map<std::string, std::vector<const results::ExcludedTest*>> by_reason;
   for (const auto& e : excluded) by_reason[e.reason].push_back(&e);
-  std::vector<std::pair<std::string, std::vector<const ExcludedTest*>>> sorted(by_reason.begin(), by_reason.end());
+  std::vector<std::pair<std::string, std::vector<const results::ExcludedTest*>>> sorted(by_reason.begin(), by_reason.end());
   std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
   for (const auto& [reason, inputs] : sorted) {
     out += "<details class=\"group\"><summary>" + escape(reason) + " \u2014 " + std::to_string(inputs.size()) +
@@ -314,7 +307,7 @@ std::string excluded_section(const std::vector<ExcludedTest>& excluded) {
   return out + "</section>";
 }
 
-std::string derived_section(const std::vector<DerivedKernel>& derived) {
+std::string derived_section(const std::vector<results::DerivedKernel>& derived) {
   if (derived.empty()) return "";
   std::vector<std::vector<Cell>> rows;
   for (const auto& d : derived) rows.push_back({text_cell(d.op_name), text_cell(d.derived_from)});
@@ -338,7 +331,7 @@ std::string environment_section(const RunInfo& info) {
 
 }  // namespace
 
-std::string run_report(const RunResults& results, const RunInfo& info, double p) {
+std::string run_report(const results::RunResults& results, const RunInfo& info, double p) {
   const auto ops = summarize_operators(results);
   const auto scores = compute_scores(ops, p);
   const auto roofs = summarize_roofline(results);

@@ -6,11 +6,11 @@
 
 #include <string>
 
-#include "report/results.h"
+#include "results/records.h"
 #include "report/run_folder.h"
 
 namespace backendbench::report::html {
 
-std::string run_report(const RunResults& results, const RunInfo& info, double p);
+std::string run_report(const results::RunResults& results, const RunInfo& info, double p);
 
 }  // namespace backendbench::report::html

@@ -1,10 +1,10 @@
 // The progress line's counts, rate and ETA, and the cost model its ETA uses.
 #include <gtest/gtest.h>
 
-#include "report/progress.h"
+#include "util/progress.h"
 #include "util/log.h"
 
-namespace backendbench::report {
+namespace backendbench::util {
 namespace {
 
 TEST(Progress, CountsEveryStatusAndIncludesResumedTests) {
@@ -65,4 +65,4 @@ TEST(CostModel, FallsBackToTheMeanWhereSizesDoNotExplainTheTime) {
 }
 
 }  // namespace
-}  // namespace backendbench::report
+}  // namespace backendbench::util

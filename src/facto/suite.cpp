@@ -2,14 +2,15 @@
 // that --ops selects, --facto-num-runs valid argument tuples drawn from its
 // schema (facto/generator.h), as correctness tests, as BackendBench's FACTO
 // suite runs them.
+#include "facto/suite.h"
+
 #include <algorithm>
 
 #include "facto/generator.h"
 #include "ops/resolve.h"
-#include "suite/suite.h"
 #include "util/log.h"
 
-namespace backendbench::suite {
+namespace backendbench::facto {
 namespace {
 
 // `--ops` for facto: a filter names an overload (`add.Tensor`, `aten.add.Tensor`)
@@ -23,7 +24,7 @@ bool selected(std::string_view op, const std::vector<std::string>& filters) {
   });
 }
 
-std::string describe(const facto::Generated& g) {
+std::string describe(const Generated& g) {
   std::string text = std::to_string(g.tuples.size()) + " tuples (" + std::to_string(g.drawn) + " drawn";
   for (const auto& [why, n] : g.rejections) text += "; " + std::to_string(n) + " redrawn: " + why;
   return text + ")";
@@ -31,20 +32,20 @@ std::string describe(const facto::Generated& g) {
 
 }  // namespace
 
-Suite facto_suite(const FactoRequest& request) {
-  Suite suite;
+suite::Suite facto_suite(const FactoRequest& request) {
+  suite::Suite suite;
   suite.name = "facto";
-  const facto::GeneratorOptions options{
+  const GeneratorOptions options{
       .device = request.device, .floating = request.dtype, .tuples = request.num_runs, .seed = request.seed};
   size_t complete = 0;
-  for (const facto::OpRule& rule : facto::rules()) {
+  for (const OpRule& rule : rules()) {
     if (!selected(rule.op, request.filters)) continue;
-    auto resolved = ops::resolve(ops::parse_operator_name(rule.op));
+    auto resolved = ops::resolve(results::parse_operator_name(rule.op));
     if (auto* e = std::get_if<ops::ResolveError>(&resolved)) {
       BB_LOG(warning) << "facto: " << rule.op << " is not in this torch: " << e->message;
       continue;
     }
-    facto::Generated generated = facto::generate(std::get<c10::OperatorHandle>(resolved), rule, options);
+    Generated generated = generate(std::get<c10::OperatorHandle>(resolved), rule, options);
     if (generated.tuples.size() >= request.num_runs) {
       ++complete;
       BB_LOG(info) << "facto " << rule.op << ": " << describe(generated);
@@ -63,4 +64,4 @@ Suite facto_suite(const FactoRequest& request) {
   return suite;
 }
 
-}  // namespace backendbench::suite
+}  // namespace backendbench::facto

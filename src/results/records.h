@@ -4,12 +4,15 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
-namespace backendbench::report {
+#include "results/timing_mode.h"
+
+namespace backendbench::results {
 
 struct CorrectnessResult {
   std::string op_name;  // "aten.relu.default"
@@ -79,7 +82,7 @@ struct PerformanceResult {
   // How far to trust the speedup.
   std::optional<double> speedup_ci_low, speedup_ci_high;  // from the medians' 95% confidence intervals
   size_t reference_samples = 0, benchmark_samples = 0;
-  std::string timing_mode;  // "kernel", "dispatch" or "host" (see timing/timer.h)
+  std::optional<TimingMode> timing_mode;  // absent when the test was not timed
   std::optional<double> relative_runtime_to_kernel_launch;  // reference time over the run's launch floor
   std::optional<bool> is_overhead_dominated_op;            // relative_runtime_to_kernel_launch < 1.3
   bool operator==(const PerformanceResult&) const = default;
@@ -119,4 +122,14 @@ struct RunResults {
   bool operator==(const RunResults&) const = default;
 };
 
-}  // namespace backendbench::report
+// The type a failed test is counted and shown under: its error_type, or where
+// none was written (folders from BackendBench), "unknown" for a correctness
+// test and, for a performance test, the type its message opens with
+// ("TimeoutError: ...") or "PerformanceTestFailed".
+std::string failure_type(const CorrectnessResult& c);
+std::string failure_type(const PerformanceResult& p);
+
+// Failed tests (correctness and performance) counted by failure_type.
+std::map<std::string, size_t> failures_by_type(const RunResults& results);
+
+}  // namespace backendbench::results

@@ -1,8 +1,8 @@
-#include "report/error_types.h"
+#include "results/error_types.h"
 
 #include "util/name_table.h"
 
-namespace backendbench::report {
+namespace backendbench::results {
 namespace {
 
 // One name per ErrorType, in its order (the last one is checked below).
@@ -24,4 +24,4 @@ std::span<const std::string_view> error_type_names() { return kNames.all(); }
 
 bool is_wrong_result(ErrorType type) { return type >= ErrorType::mismatch; }
 
-}  // namespace backendbench::report
+}  // namespace backendbench::results

@@ -1,4 +1,4 @@
-#include "report/progress.h"
+#include "util/progress.h"
 
 #include <unistd.h>
 
@@ -7,7 +7,7 @@
 
 #include "util/log.h"
 
-namespace backendbench::report {
+namespace backendbench::util {
 std::string duration_text(double seconds) {
   const long s = static_cast<long>(seconds + 0.5);
   char buf[32];
@@ -140,4 +140,4 @@ void Progress::draw_locked(bool force) {
   std::fflush(stderr);
 }
 
-}  // namespace backendbench::report
+}  // namespace backendbench::util

@@ -1,8 +1,8 @@
-#include "report/result_json.h"
+#include "results/records_json.h"
 
 #include <cmath>
 
-namespace backendbench::report {
+namespace backendbench::results {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -67,7 +67,7 @@ Json to_json(const PerformanceResult& r) {
   j["speedup_ci_high"] = number_or_null(r.speedup_ci_high);
   j["reference_samples"] = r.reference_samples;
   j["benchmark_samples"] = r.benchmark_samples;
-  j["timing_mode"] = r.timing_mode;
+  j["timing_mode"] = r.timing_mode ? to_string(*r.timing_mode) : "";
   j["relative_runtime_to_kernel_launch"] = number_or_null(r.relative_runtime_to_kernel_launch);
   j["is_overhead_dominated_op"] =
       r.is_overhead_dominated_op ? Json(*r.is_overhead_dominated_op) : Json(nullptr);
@@ -125,7 +125,7 @@ PerformanceResult performance_from_json(const Json& j) {
           .speedup_ci_high = optional_field<double>(j, "speedup_ci_high"),
           .reference_samples = value_or<size_t>(j, "reference_samples", 0),
           .benchmark_samples = value_or<size_t>(j, "benchmark_samples", 0),
-          .timing_mode = value_or<std::string>(j, "timing_mode", ""),
+          .timing_mode = parse_timing_mode(value_or<std::string>(j, "timing_mode", "")),
           .relative_runtime_to_kernel_launch = optional_field<double>(j, "relative_runtime_to_kernel_launch"),
           .is_overhead_dominated_op = optional_field<bool>(j, "is_overhead_dominated_op")};
   r.roofline = {.bytes_moved = optional_field<double>(j, "bytes_moved"),
@@ -146,4 +146,4 @@ PerformanceResult performance_from_json(const Json& j) {
   return r;
 }
 
-}  // namespace backendbench::report
+}  // namespace backendbench::results

@@ -5,9 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "report/results.h"
+#include "results/records.h"
 
-namespace backendbench::report {
+namespace backendbench::results {
 
 nlohmann::ordered_json to_json(const CorrectnessResult& r);
 nlohmann::ordered_json to_json(const PerformanceResult& r);
@@ -19,4 +19,4 @@ nlohmann::ordered_json to_json(const PerformanceResult& r);
 CorrectnessResult correctness_from_json(const nlohmann::ordered_json& j);
 PerformanceResult performance_from_json(const nlohmann::ordered_json& j);
 
-}  // namespace backendbench::report
+}  // namespace backendbench::results

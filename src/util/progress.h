@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-namespace backendbench::report {
+namespace backendbench::util {
 
 // A duration for people: "42s", "3m05s", "1h02m".
 std::string duration_text(double seconds);
@@ -70,4 +70,4 @@ class Progress {
   std::thread clock_;  // draws the line when no test finishes for a while
 };
 
-}  // namespace backendbench::report
+}  // namespace backendbench::util

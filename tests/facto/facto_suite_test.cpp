@@ -8,6 +8,7 @@
 
 #include "facto/generator.h"
 #include "facto/rules.h"
+#include "facto/suite.h"
 #include "inputs/materialize.h"
 #include "ops/engine_test_util.h"
 #include "runner/job_json.h"
@@ -32,9 +33,9 @@ TEST(FactoRules, EveryRowNamesAnOperatorOfThisTorchOnce) {
 }
 
 TEST(FactoSuite, TuplesAreValidDistinctAndDeterministic) {
-  const FactoRequest request{.device = kCpu, .dtype = spec::Dtype::f32, .filters = {"add.Tensor", "relu"}, .num_runs = 10, .seed = 7};
-  const Suite a = facto_suite(request);
-  const Suite b = facto_suite(request);
+  const facto::FactoRequest request{.device = kCpu, .dtype = spec::Dtype::f32, .filters = {"add.Tensor", "relu"}, .num_runs = 10, .seed = 7};
+  const Suite a = facto::facto_suite(request);
+  const Suite b = facto::facto_suite(request);
   ASSERT_EQ(a.operators.size(), 2u);
   EXPECT_EQ(a.operators[0].op_name, "aten.relu.default");  // table order
   EXPECT_EQ(a.operators[1].op_name, "aten.add.Tensor");
@@ -51,12 +52,12 @@ TEST(FactoSuite, TuplesAreValidDistinctAndDeterministic) {
     }
     EXPECT_GE(edge, 3u) << a.operators[op].op_name;
   }
-  const Suite other = facto_suite({.device = kCpu, .dtype = spec::Dtype::f32, .filters = {"add.Tensor"}, .num_runs = 10, .seed = 8});
+  const Suite other = facto::facto_suite({.device = kCpu, .dtype = spec::Dtype::f32, .filters = {"add.Tensor"}, .num_runs = 10, .seed = 8});
   EXPECT_NE(other.operators[0].correctness[0].args_text, a.operators[1].correctness[0].args_text);
 }
 
 TEST(FactoSuite, TuplesCoverLayoutsDtypesKeywordsAndEmptyTensors) {
-  const Suite s = facto_suite({.device = kCpu, .dtype = spec::Dtype::bf16, .filters = {"add.Tensor", "sum", "where.self"}, .num_runs = 20});
+  const Suite s = facto::facto_suite({.device = kCpu, .dtype = spec::Dtype::bf16, .filters = {"add.Tensor", "sum", "where.self"}, .num_runs = 20});
   bool strided = false, keyword = false, integer = false, empty = false, zero_dim = false, negative_dim = false;
   for (const auto& op : s.operators) {
     for (const auto& t : op.correctness) {
@@ -78,7 +79,7 @@ TEST(FactoSuite, TuplesCoverLayoutsDtypesKeywordsAndEmptyTensors) {
 }
 
 TEST(FactoSuite, EdgeTuplesReachTheKernelWithNanAndInfAndSurviveTheWorkerJson) {
-  const Suite s = facto_suite({.device = kCpu, .dtype = spec::Dtype::f32, .filters = {"relu"}, .num_runs = 10});
+  const Suite s = facto::facto_suite({.device = kCpu, .dtype = spec::Dtype::f32, .filters = {"relu"}, .num_runs = 10});
   const c10::OperatorHandle relu = op_handle("aten.relu.default");
   bool nan = false;
   for (const auto& t : s.operators.at(0).correctness) {

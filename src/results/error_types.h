@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-namespace backendbench::report {
+namespace backendbench::results {
 
 enum class ErrorType {
   // The input or the operator, not the candidate.
@@ -78,4 +78,4 @@ struct ErrorKind {
   std::string name() const { return type == ErrorType::exception ? exception_type : std::string(to_string(type)); }
 };
 
-}  // namespace backendbench::report
+}  // namespace backendbench::results

@@ -1,0 +1,21 @@
+#include "results/phase.h"
+
+#include <array>
+
+#include "util/name_table.h"
+
+namespace backendbench::results {
+namespace {
+
+constexpr util::NameTable<Phase, 6> kPhases{{"setup", "reference", "candidate", "compare", "timing", "waiting"}};
+constexpr std::array<std::string_view, 6> kWords{"setup (making inputs, loading the kernel)", "the ATen reference",
+                                                 "the candidate's calls", "comparing outputs", "timing",
+                                                 "waiting for the device"};
+
+}  // namespace
+
+std::string_view to_string(Phase phase) { return kPhases.name(phase); }
+std::optional<Phase> phase_from_name(std::string_view name) { return kPhases.parse(name); }
+std::string_view in_words(Phase phase) { return kWords.at(static_cast<size_t>(phase)); }
+
+}  // namespace backendbench::results

@@ -1,0 +1,373 @@
+// The performance test of an operator run: its timed calls, the timed-call
+// audit and the checks of the timed outputs (the correctness test and the
+// checks both share are in operator_run.cpp).
+#include <algorithm>
+#include <string>
+
+#include <ATen/ATen.h>
+
+#include "check/contract.h"
+#include "inputs/materialize.h"
+#include "roofline/annotate.h"
+#include "runner/global_state.h"
+#include "runner/operator_run.h"
+#include "runner/operator_run_parts.h"
+#include "runner/phase.h"
+#include "runner/prepare.h"
+#include "runner/timed_audit.h"
+
+namespace backendbench::runner {
+namespace {
+
+using results::ErrorType;
+
+// The CUDA-graph times of a pair (--cuda-graphs); a side that could not be
+// captured has no time, and graph_error names the side and the reason.
+results::GraphTimes graph_times(const timing::GraphTiming& reference, const timing::GraphTiming& candidate,
+                               std::optional<double> speedup) {
+  results::GraphTimes g{.graph_speedup = speedup, .calls_per_graph = reference.calls_per_graph};
+  if (reference.stats) g.reference_graph_time_ms = reference.stats->median;
+  if (candidate.stats) g.benchmark_graph_time_ms = candidate.stats->median;
+  for (const auto& [side, error] : {std::pair{"reference", &reference.error}, std::pair{"candidate", &candidate.error}}) {
+    if (error->empty()) continue;
+    g.graph_error += (g.graph_error.empty() ? "" : "; ") + std::string(side) + ": " + *error;
+  }
+  return g;
+}
+
+}  // namespace
+
+// The timed calls' outputs: the last timed call's, against ATen on the timed
+// inputs, and with an audit (runner/timed_audit.h) every call's since its last
+// change, read at hidden positions. Without one, one more call on fresh values
+// written into the timed buffers.
+OperatorRun::TimedCheck OperatorRun::check_timed(const data::InputRecord& input, uint64_t seed,
+                                                 const torch::jit::Stack& timed_inputs,
+                                                 const std::optional<torch::jit::Stack>& last_output,
+                                                 const std::optional<torch::jit::Stack>& last_reference_output,
+                                                 const TimedAudit* audit) {
+  if (audit && audit->reused()) return {.failure = Failure(ErrorType::output_reused, "while timed, " + *audit->reused())};
+  const c10::Device device = options_.device;
+  std::vector<std::optional<double>> budgets;
+  torch::jit::Stack previous;
+  if (last_output) {
+    auto referenced = run_reference(op_, timed_inputs, device, false, rules_.written_indices);
+    if (auto* f = std::get_if<Failure>(&referenced)) return {.failure = with_context(*f, "ATen on the timed inputs")};
+    const ReferenceRun& reference = std::get<ReferenceRun>(referenced);
+    const Verdict verdict = judge_last_call(reference, *last_output);
+    if (verdict.unreliable_reference) return {.no_reference = verdict.unreliable_reference};
+    if (verdict.failure) {
+      // ATen's own timed calls first: a kernel whose output while timed is the same garbage at every call
+      // (uninitialized memory, stable across calls) looks remembered, and is no reference there.
+      if (audit) {
+        if (auto why = aten_unstable_while_timed(*audit, reference, last_reference_output, verdict.comparison.budgets)) {
+          return {.no_reference = why};
+        }
+        if (audit->remembered(reference.outputs)) return {.failure = remembered_while_timed(*audit)};
+      }
+      return {.failure = Failure(ErrorType::wrong_when_timed, "the output of the last timed call: " + verdict.failure->message)};
+    }
+    if (audit && audit->judged_calls() > 0) {
+      return check_audited_calls(*audit, reference, last_reference_output, verdict.comparison.budgets);
+    }
+    budgets = verdict.comparison.budgets;
+    previous = *last_output;
+  }
+  const uint64_t refill_seed = inputs::hidden_seed(seed, options_.secret, kTimedRefill);
+  auto made = prepare_inputs(op_, *input.args, device, refill_seed);
+  if (std::holds_alternative<PrepareFailure>(made) || !refill_inputs(timed_inputs, std::get<torch::jit::Stack>(made))) {
+    return {};
+  }
+  auto referenced = run_reference(op_, timed_inputs, device, false, rules_.written_indices);
+  if (std::holds_alternative<Failure>(referenced)) return {};
+  const ReferenceRun& reference = std::get<ReferenceRun>(referenced);
+  // The fresh values as made (the candidate writes the timed buffers of the arguments it writes).
+  const torch::jit::Stack pristine = rules_.written.empty() ? reference.inputs : copy_inputs(timed_inputs);
+  const std::string context = "after timing, on fresh values in the timed buffers";
+  auto ran = run_candidate(kernel_, timed_inputs, device, false, rules_.written_indices);
+  if (auto* f = std::get_if<Failure>(&ran)) return {.failure = with_context(*f, context)};
+  const CandidateRun& candidate = std::get<CandidateRun>(ran);
+  if (auto f = stray_work(candidate, pristine)) return {.failure = with_context(*f, context)};
+  const Verdict verdict = judge(rules_, {.reference = reference, .truth = truth_on(pristine), .candidate = candidate,
+                                         .pristine = pristine, .fixed_budgets = budgets,
+                                         .check_contract = false, .rerun_reference = rerun_on(pristine)});
+  if (verdict.unreliable_reference) return {.no_reference = verdict.unreliable_reference};
+  if (!verdict.failure) return {};
+  if (!previous.empty() && all_bitwise_equal(candidate.outputs, previous)) {
+    return {.failure = Failure(ErrorType::stale_result,
+                               "fresh values in the timed buffers gave exactly the output of the timed calls: a "
+                               "result remembered by address, not computed")};
+  }
+  return {.failure = Failure(ErrorType::wrong_when_timed, context + ": " + verdict.failure->message)};
+}
+
+// A timed call's whole outputs against ATen's call on the final values (`reference`).
+Verdict OperatorRun::judge_last_call(const ReferenceRun& reference, const torch::jit::Stack& outputs) const {
+  const CandidateRun last{.inputs = reference.inputs, .outputs = outputs, .snapshot = outputs};
+  return judge(rules_, {.reference = reference, .truth = truth_on(reference.inputs), .candidate = last,
+                        .pristine = reference.inputs, .check_contract = false,
+                        .rerun_reference = rerun_on(reference.inputs)});
+}
+
+// One side's audited calls, read at the hidden positions, against ATen's call
+// on the final values (`reference`) read alike, within the last call's `budgets`.
+Verdict OperatorRun::judge_audited_calls(const TimedAudit& audit, TimedAudit::Side side, const ReferenceRun& reference,
+                                         const std::vector<std::optional<double>>& budgets) const {
+  const ReferenceRun expected{.inputs = reference.inputs, .outputs = audit.expected(reference.outputs, side)};
+  const torch::jit::Stack read = audit.judged(expected.outputs, side);
+  const CandidateRun calls{.inputs = reference.inputs, .outputs = read, .snapshot = read};
+  const auto truth = [&]() -> torch::jit::Stack {
+    const torch::jit::Stack wide = truth_on(reference.inputs)();
+    return wide.empty() ? wide : audit.expected(wide, side);
+  };
+  const auto rerun = [&]() -> std::optional<ReferenceRun> {
+    auto again = rerun_on(reference.inputs)();
+    if (again) again->outputs = audit.expected(again->outputs, side);
+    return again;
+  };
+  return judge(rules_, {.reference = expected, .truth = truth, .candidate = calls, .pristine = reference.inputs,
+                        .fixed_budgets = budgets, .check_contract = false, .rerun_reference = rerun});
+}
+
+// Why ATen is no reference for the timed calls, when its own timed calls on
+// the final values (its last, and those the audit read), judged as the
+// candidate's are, fail too: ATen differs from itself there (a kernel that
+// returns uninitialized memory). Nullopt when they pass, or none ran there.
+std::optional<std::string> OperatorRun::aten_unstable_while_timed(
+    const TimedAudit& audit, const ReferenceRun& reference,
+    const std::optional<torch::jit::Stack>& last_reference_output,
+    const std::vector<std::optional<double>>& budgets) const {
+  const auto why = [](const Verdict& v, const std::string& which) -> std::optional<std::string> {
+    if (v.unreliable_reference) return v.unreliable_reference;
+    if (v.failure) return "ATen's own " + which + " differ from ATen's call on the same values: " + v.failure->message;
+    return std::nullopt;
+  };
+  if (last_reference_output && audit.aten_last_call_on_final_values()) {
+    if (auto w = why(judge_last_call(reference, *last_reference_output), "last timed call's outputs")) return w;
+  }
+  if (audit.judged_calls(TimedAudit::Side::aten) > 0) {
+    const Verdict aten = judge_audited_calls(audit, TimedAudit::Side::aten, reference, budgets);
+    if (auto w = why(aten, "timed calls on the final values, read at the same positions,")) return w;
+  }
+  return std::nullopt;
+}
+
+// Every audited call's outputs, read at the hidden positions, against ATen's
+// on the final values (`reference`), within the last call's `budgets`; where
+// they differ, ATen's own timed calls are judged alike before the candidate is.
+OperatorRun::TimedCheck OperatorRun::check_audited_calls(const TimedAudit& audit, const ReferenceRun& reference,
+                                                         const std::optional<torch::jit::Stack>& last_reference_output,
+                                                         const std::vector<std::optional<double>>& budgets) const {
+  if (auto unlike = audit.unlike(reference.outputs)) {
+    return {.failure = Failure(ErrorType::wrong_when_timed, "the timed " + audit.judged_span() + ": " + *unlike)};
+  }
+  const Verdict verdict = judge_audited_calls(audit, TimedAudit::Side::candidate, reference, budgets);
+  if (verdict.unreliable_reference) return {.no_reference = verdict.unreliable_reference};
+  if (!verdict.failure) return {};
+  // ATen's own timed calls first (their garbage may look remembered too: check_timed).
+  if (auto why = aten_unstable_while_timed(audit, reference, last_reference_output, budgets)) return {.no_reference = why};
+  if (audit.remembered(reference.outputs)) return {.failure = remembered_while_timed(audit)};
+  return {.failure = Failure(ErrorType::wrong_when_timed, "the timed " + audit.judged_span() +
+                                                              ", their outputs read at hidden positions (row: call, "
+                                                              "column: position): " + verdict.failure->message)};
+}
+
+// For operators that write their arguments: each audited call's arguments and
+// outputs against ATen on the fresh values written before it.
+OperatorRun::TimedCheck OperatorRun::check_written_calls(const TimedAudit& audit) const {
+  auto referenced = run_reference(op_, audit.refill(), options_.device, false, rules_.written_indices);
+  if (std::holds_alternative<Failure>(referenced)) return {};  // ATen ran on them while timed; not again
+  const ReferenceRun& reference = std::get<ReferenceRun>(referenced);
+  for (const TimedAudit::Kept& kept : audit.kept()) {
+    const CandidateRun candidate{
+        .inputs = kept.inputs, .outputs = kept.outputs,
+        .snapshot = results_of(kept.outputs, kept.inputs, rules_.written_indices)};
+    const Verdict verdict = judge(rules_, {.reference = reference, .truth = truth_on(audit.refill()),
+                                           .candidate = candidate, .pristine = audit.refill(), .check_contract = false,
+                                           .rerun_reference = rerun_on(audit.refill())});
+    if (verdict.unreliable_reference) return {.no_reference = verdict.unreliable_reference};
+    if (verdict.failure) {
+      return {.failure = Failure(ErrorType::wrong_when_timed, "timed call " + std::to_string(kept.call) +
+                                                                  " (fresh values written into its buffers just "
+                                                                  "before it): " + verdict.failure->message)};
+    }
+  }
+  return {};
+}
+
+// An input the schema does not declare as written that differs from the values the timed buffers took
+// last (`final_inputs`), unless ATen's own call on those values changes it too (native_batch_norm's
+// running statistics, in training).
+std::optional<Failure> OperatorRun::changed_while_timed(const torch::jit::Stack& timed_inputs,
+                                                        const torch::jit::Stack& final_inputs) const {
+  if (!check::unwritten_input_changed(op_.schema(), timed_inputs, final_inputs)) return std::nullopt;
+  const auto aten = run_reference(op_, final_inputs, options_.device, false, rules_.written_indices);
+  const auto* run = std::get_if<ReferenceRun>(&aten);
+  const std::vector<size_t> aten_writes = run ? check::changed_arguments(run->inputs, final_inputs) : std::vector<size_t>{};
+  const auto changed = check::unwritten_input_changed(op_.schema(), timed_inputs, final_inputs, aten_writes);
+  if (!changed) return std::nullopt;
+  return Failure(changed->type, "while timed, after the timed buffers took their last values: " + changed->message);
+}
+
+Failure OperatorRun::remembered_while_timed(const TimedAudit& audit) {
+  return Failure(ErrorType::stale_result,
+                 "after the timed buffers took new values at a hidden call, the timed " + audit.judged_span() +
+                     " still returned what the calls before returned: a result remembered, not computed");
+}
+
+TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_correct) {
+  TestOutcome outcome;
+  results::PerformanceResult r{.op_name = op_name_, .args = input.args_text};
+  reference_source_ = timing::ReferenceSource::timed;
+  const auto fail = [&](const Failure& f) {
+    r.error_type = f.type_name();
+    r.error_msg = f.describe();
+    outcome.performance = r;
+    return outcome;
+  };
+  const auto exclude = [&](const std::string& why) {
+    outcome.excluded = results::ExcludedTest{op_name_, input.args_text, why, true};
+    return outcome;
+  };
+  // Only a correct candidate is timed; an input that already passed its
+  // correctness test in this run is not checked twice, one it left out is left out.
+  if (const auto left_out = excluded_.find(input.args_text); left_out != excluded_.end()) return exclude(left_out->second);
+  if (!known_correct && !passed_.contains(input.args_text)) {
+    const Checked checked = check(input);
+    if (checked.excluded) return exclude(*checked.excluded);
+    if (checked.failure) return fail(*checked.failure);
+  }
+  // Both sides are timed on one copy of fresh inputs: separate copies sit at
+  // other addresses, which alone moves mid-size kernels by a few percent.
+  const uint64_t seed = seed_of(input);
+  auto made = prepare_inputs(op_, input, options_.device, inputs::hidden_seed(seed, options_.secret, kTimedInputs));
+  if (auto* f = std::get_if<PrepareFailure>(&made)) {
+    return f->unmakeable ? exclude(f->failure.message) : fail(f->failure);
+  }
+  const torch::jit::Stack& inputs = std::get<torch::jit::Stack>(made);
+  // The last timed call's outputs are kept to check them afterwards (both
+  // sides keep theirs, so that they allocate alike), unless the last calls
+  // are CUDA-graph captures; they are audited (runner/timed_audit.h).
+  const bool keep_output = !options_.timing.cuda_graphs;
+  std::optional<torch::jit::Stack> last_output, last_reference_output;
+  std::unique_ptr<TimedAudit> audit;
+  if (keep_output) {
+    auto refill = prepare_inputs(op_, *input.args, options_.device,
+                                 inputs::hidden_seed(seed, options_.secret, kTimedRefill));
+    if (auto* values = std::get_if<torch::jit::Stack>(&refill)) {
+      const timing::TimingOptions& o = options_.timing;
+      audit = TimedAudit::plan(op_, inputs, std::move(*values), inputs::hidden_seed(seed, options_.secret, kTimedAudit),
+                               o.warmup + std::min(o.min_samples, o.max_samples), last_output, last_reference_output,
+                               rules_.written_indices);
+    }
+  }
+  // Every timed call, either side's, starts from the layout the test defined (an in-place metadata operator's
+  // previous call undone: unsqueeze_ timed 500 times would otherwise reach 500 dims), restored in the calls'
+  // hooks, outside the samples; the values of written arguments are the audit's to refill.
+  const InputLayout layout(inputs, rules_.written_indices);
+  const timing::CallHooks* audit_mirror = audit ? &audit->mirror_hooks() : nullptr;
+  timing::CallHooks reference_hooks;
+  if (!layout.empty()) {
+    reference_hooks.before = [&layout, audit_mirror](size_t call) {
+      layout.restore();
+      if (audit_mirror && audit_mirror->before) audit_mirror->before(call);
+    };
+    if (audit_mirror) reference_hooks.after = audit_mirror->after;
+  }
+  const timing::CallHooks* mirror = layout.empty() ? audit_mirror : &reference_hooks;
+  bool reference_raised = false;
+  timing::PairedTiming t;
+  GlobalStateGuard state(options_.device);
+  // Global state a timed call leaves changed fails the test, though a later call put it back: ATen's calls
+  // timed in between ran under it.
+  std::optional<Failure> left_changed;
+  timing::CallHooks candidate_hooks;
+  if (!layout.empty() || (audit && audit->hooks().before)) {
+    candidate_hooks.before = [&](size_t call) {
+      layout.restore();
+      if (audit && audit->hooks().before) audit->hooks().before(call);
+    };
+  }
+  candidate_hooks.after = [&](size_t call) {
+    if (audit && audit->hooks().after) audit->hooks().after(call);
+    if (left_changed) return;
+    if (const auto changes = state.changes(); !changes.empty()) {
+      left_changed = Failure(ErrorType::global_state_changed,
+                             "while timed: " + describe_global_changes(changes, "timed call " + std::to_string(call)));
+    }
+  };
+  const timing::CallHooks* hooks = &candidate_hooks;
+  if (auto f = capture([&] {
+        const PhaseScope phase(Phase::timing);
+        const auto reference = [&] {
+          torch::jit::Stack stack = inputs;
+          try {
+            aten_(stack);
+          } catch (...) {
+            reference_raised = true;
+            throw;
+          }
+          if (keep_output) last_reference_output = std::move(stack);
+        };
+        const auto candidate = [&] {
+          torch::jit::Stack stack = inputs;
+          kernel_(stack);
+          if (keep_output) last_output = std::move(stack);
+        };
+        timing::BaselineStore::Timed timed =
+            options_.baseline ? options_.baseline->time_pair(options_.device, op_name_, input.args_text, options_.seed,
+                                                             reference, candidate, options_.timing, hooks, mirror)
+                              : timing::BaselineStore::Timed{timing::time_pair(options_.device, reference, candidate,
+                                                                               options_.timing, hooks, mirror)};
+        t = std::move(timed.timing);
+        reference_source_ = timed.source;
+      })) {
+    if (reference_raised) return exclude(aten_raised(options_.device, *f));
+    return fail(with_context(*f, "timing failed"));
+  }
+  layout.restore();  // what follows reads the timed inputs as the test defined them
+  if (const auto changed = state.restore(); left_changed || !changed.empty()) {
+    return fail(left_changed ? *left_changed
+                             : Failure(ErrorType::global_state_changed, "while timed: " + describe_global_changes(changed)));
+  }
+  if (!t.candidate.stray_work.empty() && t.reference.stray_work.empty() && !reference_strays(inputs)) {
+    return fail(Failure(ErrorType::side_stream_work, "while timed: " + t.candidate.stray_work));
+  }
+  if (const torch::jit::Stack* final_inputs = audit ? audit->final_inputs() : nullptr) {
+    if (auto f = changed_while_timed(inputs, *final_inputs)) return fail(*f);
+  }
+  const TimedCheck timed_check =
+      audit && audit->audits_written()
+          ? check_written_calls(*audit)
+          : check_timed(input, seed, inputs, rules_.written.empty() ? last_output : std::nullopt,
+                        last_reference_output, audit.get());
+  if (timed_check.failure) return fail(*timed_check.failure);
+  if (timed_check.no_reference) {
+    return exclude("ATen on " + options_.device.str() + " is no reference for the timed calls: " + *timed_check.no_reference);
+  }
+  r.reference_time_ms = t.reference.median_ms();
+  r.benchmark_time_ms = t.candidate.median_ms();
+  r.reference_samples = t.reference.stats.samples;
+  r.benchmark_samples = t.candidate.stats.samples;
+  r.timing_mode = t.reference.mode;
+  if (t.reference_graph && t.candidate_graph) r.graph = graph_times(*t.reference_graph, *t.candidate_graph, t.graph_speedup);
+  if (floor_ms_ > 0) {
+    r.relative_runtime_to_kernel_launch = t.reference.median_ms() / floor_ms_;
+    r.is_overhead_dominated_op = *r.relative_runtime_to_kernel_launch < options_.overhead_threshold;
+  }
+  if (!(t.candidate.median_ms() > 0.0)) {
+    r.error_type = results::to_string(ErrorType::timing_failed);
+    r.error_msg = "the candidate's time was not measurable (" + std::to_string(t.candidate.median_ms()) + " ms)";
+    outcome.performance = r;
+    return outcome;
+  }
+  r.speedup = t.speedup;
+  r.speedup_ci_low = t.speedup_low;
+  r.speedup_ci_high = t.speedup_high;
+  r.successfully_ran = true;
+  roofline::annotate(r, op_, inputs, options_.device);
+  outcome.performance = r;
+  return outcome;
+}
+
+}  // namespace backendbench::runner
