@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/flags.h"
 #include "cli/options.h"
 #include "models/matrix.h"
 #include "models/runner.h"

@@ -6,25 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "backends/backend.h"
 #include "cli/models_command.h"
-#include "backends/backend.h"
 #include "results/device.h"
 #include "suite/suite.h"
-#include "backends/backend.h"
-#include "results/device.h"
-#include "suite/suite.h"
-
-namespace CLI {
-class App;
-class Option;
-class Validator;
-}  // namespace CLI
 
 namespace backendbench::cli {
-
-// Pieces of the flag definitions that subcommands share (models_command.cpp).
-CLI::Option* add_log_level(CLI::App& cmd, std::string& level);
-extern const CLI::Validator kCount1;  // a whole number >= 1 (1e3 and 1000.0 read as 1000)
 
 // LLM kernel generation: `generate`, and `run --backend llm / llm-relay /
 // kernel_agent` (which generate, then evaluate the kernels). Names as in
