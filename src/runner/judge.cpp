@@ -8,6 +8,7 @@
 
 #include "inputs/constraints.h"
 #include "runner/phase.h"
+#include "runner/prepare.h"
 
 namespace backendbench::runner {
 namespace {
@@ -104,9 +105,11 @@ std::optional<std::string> unreliable(const torch::jit::Stack& outputs, const st
 }  // namespace
 
 JudgeRules::JudgeRules(const c10::OperatorHandle& op, const check::Tolerance& tolerance)
-    : op(op), depths(output_depths(op.schema())), written(check::written_arguments(op.schema())), tolerance(tolerance) {
-  for (const auto& w : written) written_indices.push_back(w.index);
-}
+    : op(op),
+      depths(output_depths(op.schema())),
+      written(check::written_arguments(op.schema())),
+      written_indices(written_argument_indices(op.schema())),
+      tolerance(tolerance) {}
 
 Verdict judge(const JudgeRules& rules, const JudgeInput& in) {
   const PhaseScope phase(Phase::compare);
