@@ -77,7 +77,7 @@ struct PerformanceResult {
   std::optional<double> reference_time_ms;  // ATen
   std::string error_msg;
   bool successfully_ran = false;
-  // Beyond BackendBench's fields: what failed (report/error_types.h), empty when it ran.
+  // Beyond BackendBench's fields: what failed (results/error_types.h), empty when it ran.
   std::string error_type;
   // How far to trust the speedup.
   std::optional<double> speedup_ci_low, speedup_ci_high;  // from the medians' 95% confidence intervals

@@ -3,8 +3,8 @@
 //                   {"type": "drop_baseline", "reason": "..."} (another worker found a cached reference untrue)
 //   worker -> run:  {"type": "ready", "launch_floor_ms": x}
 //                   {"type": "started", "id": n}      (kernel loaded; the test's deadlines start)
-//                   {"type": "phase", "id": n, "phase": "candidate"} (at each change: a runner::Phase name,
-//                                                     or "waiting" for the device lock)
+//                   {"type": "phase", "id": n, "phase": "candidate"} (at each change: a results::Phase name,
+//                                                     "waiting" while it waits for the device lock)
 //                   {"type": "baseline_dropped", "reason": "..."} (a cached reference is no longer true)
 //                   {"type": "result", "id": n, "outcome": {...}, "context_lost": bool}
 //                   {"type": "fatal", "message": "..."} (the worker cannot start; it exits)
