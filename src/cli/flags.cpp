@@ -76,7 +76,7 @@ CLI::Option* add_log_level(CLI::App& cmd, std::string& level) {
 }
 
 CLI::Option* add_suite_option(CLI::App& cmd, suite::SuiteKind& kind, const std::string& help) {
-  return add_kind_option(cmd, "--suite", kind, all_names(suite::suite_names()), help);
+  return add_kind_option(cmd, "--suite", kind, suite::suite_names(), suite::parse_suite_kind, help);
 }
 
 CLI::Option* add_dtype(CLI::App& cmd, std::string& dtype) {

@@ -31,20 +31,13 @@ CLI::Option* add_device_option(CLI::App& cmd, std::optional<results::DeviceName>
 // Every name, in the enum's order (suite_names(), backend_names() list them so).
 std::vector<std::string> all_names(std::span<const std::string_view> names);
 
-// A flag naming one of `names`, parsed here into its kind.
-template <typename Kind>
-CLI::Option* add_kind_option(CLI::App& cmd, const std::string& flag, Kind& kind, std::vector<std::string> names,
-                             const std::string& help) {
-  return cmd
-      .add_option_function<std::string>(
-          flag,
-          [&kind, names](const std::string& text) {
-            for (size_t i = 0; i < names.size(); ++i) {
-              if (names[i] == text) kind = static_cast<Kind>(i);
-            }
-          },
-          help)
-      ->check(CLI::IsMember(names))
+// A flag naming one of `names`, parsed here into its kind by `parse` (which
+// knows every name the check lets through).
+template <typename Kind, typename Parse>
+CLI::Option* add_kind_option(CLI::App& cmd, const std::string& flag, Kind& kind,
+                             std::span<const std::string_view> names, Parse parse, const std::string& help) {
+  return cmd.add_option_function<std::string>(flag, [&kind, parse](const std::string& text) { kind = *parse(text); }, help)
+      ->check(CLI::IsMember(all_names(names)))
       ->default_str(std::string(to_string(kind)));
 }
 

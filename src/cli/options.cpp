@@ -13,6 +13,7 @@
 #include "suite/shard.h"
 #include "suite/suite.h"
 #include "util/log.h"
+#include "util/text.h"
 
 namespace backendbench::cli {
 
@@ -81,7 +82,8 @@ void validate(LlmOptions& o, const CLI::App& cmd) {
 
 void add_run_options(CLI::App& cmd, RunOptions& o) {
   add_suite_option(cmd, o.suite, "Which suite to run");
-  add_kind_option(cmd, "--backend", o.backend, all_names(backends::backend_names()), "Which backend to run");
+  add_kind_option(cmd, "--backend", o.backend, backends::backend_names(), backends::parse_backend_kind,
+                  "Which backend to run");
   cmd.add_option("--ops", o.ops, "Comma-separated operator filters; an operator runs when any is a substring of its name");
   cmd.add_option("--topn-inputs,--topn", o.topn_inputs,
                  "torchbench: run only the N largest inputs (by tensor bytes) of each operator")
@@ -156,7 +158,7 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
 
 void add_generate_options(CLI::App& cmd, GenerateOptions& o) {
   add_suite_option(cmd, o.suite, "Which suite to generate kernels for");
-  add_kind_option(cmd, "--backend", o.llm.backend, all_names(backends::backend_names()),
+  add_kind_option(cmd, "--backend", o.llm.backend, backends::backend_names(), backends::parse_backend_kind,
                   "How kernels are generated: llm (Anthropic, or --llm-base-url), llm-relay or kernel_agent")
       ->check([](const std::string& name) {
         const auto kind = backends::parse_backend_kind(name);
@@ -347,20 +349,13 @@ std::vector<std::string> ignored_backend_flags(const CLI::App& run, const RunOpt
   return out;
 }
 
-std::string quoted(const std::string& arg) {
-  if (!arg.empty() && arg.find_first_of(" \t\"'$\\") == std::string::npos) return arg;
-  std::string out = "'";
-  for (char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 }  // namespace
 
 Command parse_command_line(int argc, const char* const* argv) {
   Command command;
   std::vector<std::string> args(argv + 1, argv + argc);
   command.command_line = "backendbench";
-  for (const auto& a : args) command.command_line += " " + quoted(a);
+  for (const auto& a : args) command.command_line += " " + util::shell_quote(a);
 
   if (const char* env = std::getenv("LOG_LEVEL"); env && log::level_from_name(env)) {
     command.run.log_level = command.dataset.log_level = command.trace.log_level = command.merge.log_level =

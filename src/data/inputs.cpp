@@ -15,6 +15,12 @@ std::string SourceLocation::describe() const {
   return line == 0 ? shown : shown + ":" + std::to_string(line);
 }
 
+InputRecord input_from_text(std::string op_name, std::string_view args_text, std::string_view error_prefix) {
+  InputRecord record{.op_name = std::move(op_name)};
+  detail::parse_args_into(record, args_text, error_prefix);
+  return record;
+}
+
 std::vector<InputRecord> merge_duplicates(std::vector<InputRecord> records) {
   detail::RecordMerger merger;
   for (auto& r : records) merger.add(std::move(r));

@@ -114,6 +114,11 @@ LoadedInputs load_dataset_parquet(const std::filesystem::path& file);
 // -> dataset JSON, `.parquet` -> dataset parquet.
 LoadedInputs load_inputs(const std::filesystem::path& path);
 
+// One input of `op_name` from its argument text, as the loaders make them: parsed, with
+// the canonical text; or, when it does not parse, the text as given and `error_prefix`
+// followed by the parser's message in `error`.
+InputRecord input_from_text(std::string op_name, std::string_view args_text, std::string_view error_prefix);
+
 // Merges records with the same op_name and canonical arguments, as the loaders
 // do (for records whose names or arguments were rewritten after loading).
 std::vector<InputRecord> merge_duplicates(std::vector<InputRecord> records);

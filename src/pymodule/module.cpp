@@ -15,9 +15,11 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "data/inputs.h"
 #include "kernels/python_runtime.h"
 #include "report/scores.h"
 #include "results/device.h"
+#include "results/operator_name.h"
 #include "results/records_json.h"
 #include "runner/prepare.h"
 #include "session/devices.h"
@@ -138,7 +140,8 @@ std::string evaluate(const std::string& op_text, const py::object& fn, std::opti
 py::dict time_boundary(const std::string& op_text, const py::object& fn, const std::string& inputs_text,
                        const std::string& device_text, size_t calls) {
   const c10::Device device = session::choose_device(device_argument(device_text));
-  auto prepared = runner::prepare_call(session::input_record(results::parse_operator_name(op_text), inputs_text), device, 0);
+  auto prepared = runner::prepare_call(
+      data::input_from_text(results::parse_operator_name(op_text).dotted(), inputs_text, "inputs: "), device, 0);
   if (auto* f = std::get_if<runner::PrepareFailure>(&prepared)) throw std::invalid_argument(f->failure.describe());
   const c10::OperatorHandle op = std::get<runner::PreparedCall>(prepared).op;
   const torch::jit::Stack& inputs = std::get<runner::PreparedCall>(prepared).inputs;

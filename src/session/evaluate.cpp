@@ -6,8 +6,6 @@
 #include "session/devices.h"
 #include "session/session.h"
 #include "session/suites.h"
-#include "spec/parse.h"
-#include "spec/serialize.h"
 #include "timing/timer.h"
 
 namespace backendbench::session {
@@ -40,18 +38,6 @@ std::vector<data::InputRecord> shipped_inputs(const results::OperatorName& name,
 
 }  // namespace
 
-data::InputRecord input_record(const results::OperatorName& name, const std::string& text) {
-  data::InputRecord record{.op_name = name.dotted(), .args_text = text};
-  auto parsed = spec::parse_arguments(text);
-  if (auto* args = std::get_if<spec::Arguments>(&parsed)) {
-    record.args_text = spec::serialize(*args);
-    record.args = std::move(*args);
-  } else {
-    record.error = "inputs: " + std::get<spec::ParseError>(parsed).describe(text);
-  }
-  return record;
-}
-
 results::RunResults evaluate(const EvaluateRequest& request, const KernelMaker& make_kernel) {
   const results::OperatorName name = results::parse_operator_name(request.op);
   auto resolved = ops::resolve(name);
@@ -60,7 +46,7 @@ results::RunResults evaluate(const EvaluateRequest& request, const KernelMaker& 
 
   std::vector<data::InputRecord> records;
   if (request.inputs) {
-    for (const auto& text : *request.inputs) records.push_back(input_record(name, text));
+    for (const auto& text : *request.inputs) records.push_back(data::input_from_text(name.dotted(), text, "inputs: "));
   } else {
     records = shipped_inputs(name, device);
   }

@@ -11,8 +11,6 @@
 #include <vector>
 
 #include "backends/backend.h"
-#include "data/inputs.h"
-#include "results/operator_name.h"
 #include "results/device.h"
 #include "results/records.h"
 
@@ -26,10 +24,6 @@ struct EvaluateRequest {
   uint64_t seed = 0;
   bool performance = true;  // time the inputs too
 };
-
-// One input of `name` from its argument text ("((T([8, 8], f32),), {})"); a
-// text that does not parse gives a record whose error says why.
-data::InputRecord input_record(const results::OperatorName& name, const std::string& text);
 
 // Makes the candidate for the resolved operator; called once, by the executor.
 using KernelMaker = std::function<backends::Kernel(const c10::OperatorHandle& op)>;

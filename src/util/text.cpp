@@ -107,6 +107,13 @@ std::string_view trim(std::string_view text) {
   return text.substr(begin, text.find_last_not_of(kWhitespace) - begin + 1);
 }
 
+std::string shell_quote(std::string_view word) {
+  if (!word.empty() && word.find_first_of(" \t\"'$\\") == std::string_view::npos) return std::string(word);
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 std::string join(const std::vector<std::string>& items, std::string_view separator) {
   std::string out;
   for (size_t i = 0; i < items.size(); ++i) {

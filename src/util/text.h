@@ -25,6 +25,10 @@ std::vector<std::string> near_names(std::string_view typed, const std::vector<st
 // (what std::isspace means in the C locale). A view into `text`.
 std::string_view trim(std::string_view text);
 
+// `word` as a POSIX shell reads it back: as is when it holds no space, quote,
+// `$` or backslash; otherwise in single quotes (a ' inside written '\'').
+std::string shell_quote(std::string_view word);
+
 // `items` with `separator` between each two: join({"a", "b"}, ", ") is "a, b";
 // empty items count as items.
 std::string join(const std::vector<std::string>& items, std::string_view separator);

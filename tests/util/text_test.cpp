@@ -58,5 +58,14 @@ TEST(Text, JoinPutsTheSeparatorBetweenItems) {
   EXPECT_EQ(join({"", "a", ""}, ","), ",a,");  // empty items count
 }
 
+TEST(Text, ShellQuoteQuotesOnlyWhatTheShellWouldSplitOrExpand) {
+  EXPECT_EQ(shell_quote("run"), "run");
+  EXPECT_EQ(shell_quote("--data=/a/b.json"), "--data=/a/b.json");
+  EXPECT_EQ(shell_quote(""), "''");
+  EXPECT_EQ(shell_quote("my folder"), "'my folder'");
+  EXPECT_EQ(shell_quote("$HOME"), "'$HOME'");
+  EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
+}
+
 }  // namespace
 }  // namespace backendbench::util

@@ -10,6 +10,7 @@
 #include "session/devices.h"
 #include "session/suites.h"
 #include "util/log.h"
+#include "util/text.h"
 
 namespace backendbench::llm {
 namespace {
@@ -49,15 +50,6 @@ std::unique_ptr<LlmClient> make_llm_client(const GenerateRequest& r) {
   return make_client(s);
 }
 
-std::string shell_words(const std::vector<std::string>& words) {
-  std::string out;
-  for (const auto& w : words) {
-    const bool plain = !w.empty() && w.find_first_of(" \t\"'$\\") == std::string::npos;
-    out += (out.empty() ? "" : " ") + (plain ? w : "'" + w + "'");
-  }
-  return out;
-}
-
 // How to evaluate the generation folder `root` again on the same suite and device, for its README.
 std::string evaluate_again(const GenerateRequest& r, const std::filesystem::path& root) {
   std::vector<std::string> words{"backendbench", "run",     "--backend", "pregenerated", "--kernels-dir",
@@ -66,7 +58,9 @@ std::string evaluate_again(const GenerateRequest& r, const std::filesystem::path
   if (!suite.data.empty()) words.insert(words.end(), {"--data", suite.data});
   if (suite.topn_inputs) words.insert(words.end(), {"--topn-inputs", std::to_string(*suite.topn_inputs)});
   if (r.evaluate.device) words.insert(words.end(), {"--device", r.evaluate.device->str()});
-  return shell_words(words);
+  std::vector<std::string> quoted;
+  for (const auto& w : words) quoted.push_back(util::shell_quote(w));
+  return util::join(quoted, " ");
 }
 
 }  // namespace
