@@ -97,7 +97,7 @@ class OperatorRun {
   Verdict judge_last_call(const ReferenceRun& reference, const torch::jit::Stack& outputs) const;
   Verdict judge_audited_calls(const TimedAudit& audit, TimedAudit::Side side, const ReferenceRun& reference,
                               const std::vector<std::optional<double>>& budgets) const;
-  std::optional<std::string> aten_unstable_while_timed(const TimedAudit& audit, const ReferenceRun& reference,
+  std::optional<std::string> aten_unstable_while_timed(const TimedAudit* audit, const ReferenceRun& reference,
                                                        const std::optional<torch::jit::Stack>& last_reference_output,
                                                        const std::vector<std::optional<double>>& budgets) const;
   static Failure remembered_while_timed(const TimedAudit& audit);

@@ -15,6 +15,7 @@
 #include "runner/phase.h"
 #include "runner/prepare.h"
 #include "runner/timed_audit.h"
+#include "timing/timer.h"
 
 namespace backendbench::runner {
 namespace {
@@ -59,12 +60,10 @@ OperatorRun::TimedCheck OperatorRun::check_timed(const data::InputRecord& input,
     if (verdict.failure) {
       // ATen's own timed calls first: a kernel whose output while timed is the same garbage at every call
       // (uninitialized memory, stable across calls) looks remembered, and is no reference there.
-      if (audit) {
-        if (auto why = aten_unstable_while_timed(*audit, reference, last_reference_output, verdict.comparison.budgets)) {
-          return {.no_reference = why};
-        }
-        if (audit->remembered(reference.outputs)) return {.failure = remembered_while_timed(*audit)};
+      if (auto why = aten_unstable_while_timed(audit, reference, last_reference_output, verdict.comparison.budgets)) {
+        return {.no_reference = why};
       }
+      if (audit && audit->remembered(reference.outputs)) return {.failure = remembered_while_timed(*audit)};
       return {.failure = Failure(ErrorType::wrong_when_timed, "the output of the last timed call: " + verdict.failure->message)};
     }
     if (audit && audit->judged_calls() > 0) {
@@ -134,7 +133,7 @@ Verdict OperatorRun::judge_audited_calls(const TimedAudit& audit, TimedAudit::Si
 // candidate's are, fail too: ATen differs from itself there (a kernel that
 // returns uninitialized memory). Nullopt when they pass, or none ran there.
 std::optional<std::string> OperatorRun::aten_unstable_while_timed(
-    const TimedAudit& audit, const ReferenceRun& reference,
+    const TimedAudit* audit, const ReferenceRun& reference,
     const std::optional<torch::jit::Stack>& last_reference_output,
     const std::vector<std::optional<double>>& budgets) const {
   const auto why = [](const Verdict& v, const std::string& which) -> std::optional<std::string> {
@@ -142,12 +141,29 @@ std::optional<std::string> OperatorRun::aten_unstable_while_timed(
     if (v.failure) return "ATen's own " + which + " differ from ATen's call on the same values: " + v.failure->message;
     return std::nullopt;
   };
-  if (last_reference_output && audit.aten_last_call_on_final_values()) {
+  if (last_reference_output && (!audit || audit->aten_last_call_on_final_values())) {
     if (auto w = why(judge_last_call(reference, *last_reference_output), "last timed call's outputs")) return w;
   }
-  if (audit.judged_calls(TimedAudit::Side::aten) > 0) {
-    const Verdict aten = judge_audited_calls(audit, TimedAudit::Side::aten, reference, budgets);
+  if (audit && audit->judged_calls(TimedAudit::Side::aten) > 0) {
+    const Verdict aten = judge_audited_calls(*audit, TimedAudit::Side::aten, reference, budgets);
     if (auto w = why(aten, "timed calls on the final values, read at the same positions,")) return w;
+  }
+  // ATen's timed calls are evidence only where they met the trouble: how many there were, and so whether
+  // they did, depends on the timing (the machine's load). ATen called again and again on the same memory,
+  // as timed calls are, asks it the same question whatever the timing did.
+  if (!rules_.written.empty()) return std::nullopt;  // each call would change its written arguments
+  constexpr int kRepeatedCalls = 8;
+  const PhaseScope phase(Phase::reference);
+  const torch::jit::Stack inputs = copy_inputs(reference.inputs);
+  for (int call = 0; call < kRepeatedCalls; ++call) {
+    torch::jit::Stack outputs = inputs;
+    if (capture([&] {
+          op_.callBoxed(outputs);
+          timing::synchronize(options_.device);
+        })) {
+      return std::nullopt;
+    }
+    if (auto w = why(judge_last_call(reference, outputs), "calls repeated on one copy of the final values")) return w;
   }
   return std::nullopt;
 }
@@ -165,7 +181,7 @@ OperatorRun::TimedCheck OperatorRun::check_audited_calls(const TimedAudit& audit
   if (verdict.unreliable_reference) return {.no_reference = verdict.unreliable_reference};
   if (!verdict.failure) return {};
   // ATen's own timed calls first (their garbage may look remembered too: check_timed).
-  if (auto why = aten_unstable_while_timed(audit, reference, last_reference_output, budgets)) return {.no_reference = why};
+  if (auto why = aten_unstable_while_timed(&audit, reference, last_reference_output, budgets)) return {.no_reference = why};
   if (audit.remembered(reference.outputs)) return {.failure = remembered_while_timed(audit)};
   return {.failure = Failure(ErrorType::wrong_when_timed, "the timed " + audit.judged_span() +
                                                               ", their outputs read at hidden positions (row: call, "
