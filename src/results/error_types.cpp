@@ -6,9 +6,9 @@ namespace backendbench::results {
 namespace {
 
 // One name per ErrorType, in its order (the last one is checked below).
-constexpr util::NameTable<ErrorType, 36> kNames{{
+constexpr util::NameTable<ErrorType, 37> kNames{{
     "MalformedInput", "ArgumentError", "UnknownOperator", "Exception", "OutOfMemoryError", "WorkerCrash",
-    "Timeout", "WorkerStartFailed", "SandboxViolation", "KernelLoadError", "MissingKernelFunction", "TimingFailed", "MismatchError", "PrecisionLoss", "SpecialValueMismatch",
+    "Timeout", "WorkerStartFailed", "SandboxViolation", "KernelLoadError", "MissingKernelFunction", "TimingFailed", "ImpossibleTiming", "MismatchError", "PrecisionLoss", "SpecialValueMismatch",
     "WrongOutputStructure", "WrongDtype", "WrongShape", "WrongDevice", "WrongLayout", "WrongStrides",
     "InputMutated", "OutputAliasesInput", "MissingAlias", "OutputReused", "WrongInPlaceResult", "WrongOutResult",
     "ReferenceFallback", "ATenComputeCall", "StaleResult", "LateResult", "ShapeSpecialized", "WrongWhenTimed",

@@ -27,6 +27,7 @@ enum class ErrorType {
   kernel_load_error,   // KernelLoadError: the kernel's file did not import, compile or load
   missing_kernel_function,  // MissingKernelFunction: the kernel's file lacks the function the backend calls
   timing_failed,       // TimingFailed: the candidate's time could not be measured
+  impossible_timing,   // ImpossibleTiming: the timing claims what could not have happened (the run's clock, the device's peaks)
   // Outputs unlike ATen's.
   mismatch,            // MismatchError: values beyond BackendBench's atol/rtol
   precision_loss,      // PrecisionLoss: within atol/rtol, beyond the error budget ATen's own precision sets

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <limits>
 #include <mutex>
+#include <tuple>
 
 #if defined(__x86_64__) || defined(__SSE__)
 #include <xmmintrin.h>
@@ -11,6 +12,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Context.h>
 #include <ATen/Parallel.h>
+#include <ATen/record_function.h>
 #include <c10/core/AutogradState.h>
 #include <c10/core/DefaultDtype.h>
 #include <c10/core/GradMode.h>
@@ -153,6 +155,11 @@ struct GlobalStateGuard::Snapshot {
   uint64_t cpu_seed = at::detail::getDefaultCPUGenerator().current_seed();  // torch.manual_seed
   int denormals = denormal_bits();
   c10::impl::LocalDispatchKeySet dispatch_keys;
+  // Observers of ATen's calls (RecordFunction callbacks): one a kernel leaves
+  // sees the reference's calls, their inputs and outputs. The engine's own
+  // (observe::AtenCallRecorder) live only inside a guard's span.
+  bool global_observers = at::hasGlobalCallbacks();
+  bool thread_observers = at::hasThreadLocalCallbacks();
   c10::DeviceType device_type;
   c10::Device device;
   c10::Stream stream;
@@ -196,6 +203,13 @@ std::vector<std::string> differences(const GlobalStateGuard::Snapshot& before, c
                       " / " + c10::toString(keys.excluded_) + " -> " + c10::toString(now.dispatch_keys.included_) +
                       " / " + c10::toString(now.dispatch_keys.excluded_));
   }
+  for (const auto& [was, is, whose] : {std::tuple{before.global_observers, now.global_observers, "every thread"},
+                                       std::tuple{before.thread_observers, now.thread_observers, "this thread"}}) {
+    if (was == is) continue;
+    changes.push_back(std::string("observers of ATen's calls on ") + whose +
+                      " (RecordFunction callbacks, which see the reference's calls and outputs): " +
+                      (was ? "registered -> none" : "none -> registered"));
+  }
   if (now.device != before.device) changes.push_back("the current device: " + before.device.str() + " -> " + now.device.str());
   if (now.stream != before.stream) {
     changes.push_back("the current stream: " + std::to_string(before.stream.id()) + " -> " +
@@ -231,6 +245,9 @@ std::vector<std::string> GlobalStateGuard::restore() {
   if (now.dispatch_keys.included_ != before.included_ || now.dispatch_keys.excluded_ != before.excluded_) {
     c10::impl::_force_tls_local_dispatch_key_set(before);
   }
+  // None before: every observer now is one the kernel added (a kernel that removed ours is told, not undone).
+  if (now.global_observers && !saved_->global_observers) at::clearGlobalCallbacks();
+  if (now.thread_observers && !saved_->thread_observers) at::clearThreadLocalCallbacks();
   c10::impl::VirtualGuardImpl guard(saved_->device_type);
   if (now.device != saved_->device) guard.setDevice(saved_->device);
   if (now.stream != saved_->stream) guard.exchangeStream(saved_->stream);

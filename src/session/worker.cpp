@@ -17,6 +17,7 @@
 #include "session/environment.h"
 #include "timing/cuda_hooks.h"
 #include "util/log.h"
+#include "workers/courier.h"
 #include "workers/device_lock.h"
 #include "workers/frames.h"
 #include "workers/limits.h"
@@ -112,6 +113,14 @@ int serve_as_worker() {
       return 4;
     }
   }
+  // From here on the socket is the courier's alone, before any kernel is loaded.
+  std::optional<workers::Courier> courier;
+  try {
+    courier.emplace(fd);
+  } catch (const std::exception& e) {
+    workers::send_frame(fd, nlohmann::ordered_json{{"type", "fatal"}, {"message", e.what()}}.dump());
+    return 4;
+  }
 
   std::unique_ptr<backends::Backend> backend;
   Baselines baselines;
@@ -140,12 +149,12 @@ int serve_as_worker() {
     lock->hold(workers::DeviceLock::Mode::none);
     workers::apply_limits(config.memory_limit_mb, config.cpu_limit_s);
   } catch (const std::exception& e) {
-    workers::send_frame(fd, nlohmann::ordered_json{{"type", "fatal"}, {"message", e.what()}}.dump());
+    courier->send(nlohmann::ordered_json{{"type", "fatal"}, {"message", e.what()}}.dump());
     return 4;
   }
   runner::TestExecutor executor(*backend, run, floor_ms);
   const int status = workers::serve_jobs(
-      fd, {.executor = executor,
+      *courier, {.executor = executor,
            .device = run.device,
            .launch_floor_ms = floor_ms,
            .lock = lock.get(),

@@ -15,10 +15,12 @@
 
 #include "runner/job_json.h"
 #include "results/phase.h"
+#include "results/timing_mode.h"
 #include "util/log.h"
 #include "util/process.h"
 #include "workers/device_lock.h"
 #include "workers/frames.h"
+#include "workers/plausibility.h"
 #include "workers/process.h"
 #include "workers/reaper.h"
 #include "workers/sandbox.h"
@@ -41,6 +43,12 @@ std::string phase_text(results::Phase phase) {
   return "phase " + std::string(results::to_string(phase)) + ": " + std::string(results::in_words(phase));
 }
 
+// A frame's text field, or `otherwise` where it has none: a frame is read, never trusted to be well formed.
+std::string text_field(const nlohmann::ordered_json& message, const char* key, const std::string& otherwise = "") {
+  const auto it = message.find(key);
+  return it != message.end() && it->is_string() ? it->get<std::string>() : otherwise;
+}
+
 // One worker process and what it is doing.
 struct Slot {
   enum class State { stopped, starting, idle, loading, running };
@@ -51,9 +59,12 @@ struct Slot {
   Clock::time_point deadline;  // starting and loading: when they time out
   // Running: the test's phase, since when, and the time its candidate's phases have used.
   results::Phase phase = results::Phase::setup;
-  Clock::time_point phase_since, overall_deadline;
+  Clock::time_point started_at, phase_since, overall_deadline;
   double bounded_s = 0;
   std::optional<size_t> job;  // index into the jobs, while one is in flight
+  // The last test's answer, counted once the worker's frames have moved past
+  // it (its next test started, or its line ended): one answer per test.
+  std::optional<std::pair<size_t, runner::TestOutcome>> answered;
   int start_failures = 0;
   std::string start_error;    // why the last start failed
   bool given_up = false;
@@ -152,6 +163,10 @@ class Pool {
       for (Slot& slot : slots_) {
         if (slot.state == Slot::State::stopped && !slot.given_up && !pending_.empty()) start(slot);
         if (slot.state == Slot::State::idle && !pending_.empty()) dispatch(slot);
+        // Nothing more for it: its line ends, and with it the wait for frames after its last answer.
+        if (slot.state == Slot::State::idle && pending_.empty() && slot.answered) {
+          ::shutdown(slot.process.socket, SHUT_WR);
+        }
       }
       if (std::all_of(slots_.begin(), slots_.end(), [](const Slot& s) { return s.given_up; })) {
         fail_pending();
@@ -266,46 +281,108 @@ class Pool {
       handle(slot, Json::parse(*frame, nullptr, false));
       if (slot.state == Slot::State::stopped) return;
     }
-    if (slot.frames.corrupt()) {
-      reap_worker(slot.process, 0);
-      worker_lost(slot, runner::kWorkerCrash, "the worker's messages were corrupted (kernel code wrote into its socket?)");
-    }
+    if (slot.frames.corrupt()) out_of_protocol(slot, "a frame longer than any message");
   }
 
+  // Each frame in its place: "ready" once, then per test "started", its
+  // phases and one "result", all naming the test the run sent.
   void handle(Slot& slot, const Json& message) {
-    const std::string type = message.is_object() ? message.value("type", "") : "";
-    if (type == "ready") {
+    const std::string type = message.is_object() ? text_field(message, "type") : "";
+    const auto about_its_test = [&] {
+      const Json id = message.value("id", Json());
+      return slot.job && id.is_number_unsigned() && id.get<size_t>() == jobs_[*slot.job].id;
+    };
+    if (type == "ready" && slot.state == Slot::State::starting) {
       slot.state = Slot::State::idle;
       slot.start_failures = 0;
       slot.start_error.clear();
-    } else if (type == "started" && slot.state == Slot::State::loading) {
+    } else if (type == "started" && slot.state == Slot::State::loading && about_its_test()) {
+      count_answer(slot);
       slot.state = Slot::State::running;
       slot.phase = results::Phase::setup;
-      slot.phase_since = Clock::now();
+      slot.started_at = slot.phase_since = Clock::now();
       slot.overall_deadline = slot.phase_since + seconds(options_.overall_timeout_s);
       slot.bounded_s = 0;
-    } else if (type == "phase" && slot.state == Slot::State::running) {
+    } else if (type == "phase" && slot.state == Slot::State::loading && about_its_test()) {
+      // waiting for the device lock before its start: no deadline of the test runs yet
+    } else if (type == "phase" && slot.state == Slot::State::running && about_its_test()) {
       if (results::bounded_by_test_timeout(slot.phase)) slot.bounded_s += seconds_since(slot.phase_since);
       // A phase this build does not name (a worker of another version) is not bounded.
-      slot.phase = results::phase_from_name(message.value("phase", "")).value_or(results::Phase::setup);
+      slot.phase = results::phase_from_name(text_field(message, "phase")).value_or(results::Phase::setup);
       slot.phase_since = Clock::now();
-    } else if (type == "baseline_dropped") {
-      drop_baseline(slot, message.value("reason", ""));
-    } else if (type == "result" && slot.job) {
+    } else if (type == "baseline_dropped" && slot.state == Slot::State::running) {
+      drop_baseline(slot, text_field(message, "reason"));
+    } else if (type == "result" && slot.state == Slot::State::running && about_its_test()) {
       const size_t index = *slot.job;
-      runner::TestOutcome outcome = runner::outcome_from_json(message.at("outcome"));
+      runner::TestOutcome outcome;
+      try {
+        outcome = runner::outcome_from_json(message.at("outcome"));
+      } catch (const std::exception& e) {
+        out_of_protocol(slot, std::string("a result the run cannot read (") + e.what() + ")");
+        return;
+      }
       slot.job.reset();
       slot.state = Slot::State::idle;
-      if (message.value("context_lost", false)) {
+      refuse_if_impossible(index, outcome, 1000.0 * seconds_since(slot.started_at));
+      if (message.value("context_lost", Json()) == Json(true)) {
         const int status = reap_worker(slot.process, 5000);
         slot.state = Slot::State::stopped;
         job_lost(index, runner::kWorkerCrash, "the test lost the device context (" + util::describe_exit(status) + ")", &outcome);
       } else {
-        finish(index, outcome);
+        slot.answered.emplace(index, std::move(outcome));
       }
-    } else if (type == "fatal") {
-      slot.start_error = message.value("message", "the worker could not start");
+    } else if (type == "fatal" && slot.state == Slot::State::starting) {
+      slot.start_error = text_field(message, "message", "the worker could not start");
+    } else {
+      out_of_protocol(slot, "a frame out of its place (" + message.dump(-1, ' ', false, Json::error_handler_t::replace)
+                                .substr(0, 200) + ")");
     }
+  }
+
+  // A performance result that could not have happened (workers/plausibility.h) is refused with its reason.
+  void refuse_if_impossible(size_t index, runner::TestOutcome& outcome, double test_ms) const {
+    if (!outcome.performance) return;
+    const auto why = impossible_timing(*outcome.performance, test_ms,
+                                      outcome.reference_source != results::to_string(results::ReferenceSource::cached));
+    if (!why) return;
+    const runner::TestJob& job = jobs_[index];
+    BB_LOG(warning) << job.op_name << " " << job.input.args_text << ": ImpossibleTiming: " << *why;
+    runner::TestOutcome refused = runner::failed_outcome(job, results::ErrorType::impossible_timing, *why);
+    refused.derived_from = outcome.derived_from;
+    refused.launch_floor_ms = outcome.launch_floor_ms;
+    refused.time = outcome.time;
+    outcome = std::move(refused);
+  }
+
+  // The worker's last answer counts: its frames have moved past it.
+  void count_answer(Slot& slot) {
+    if (!slot.answered) return;
+    auto [index, outcome] = std::move(*slot.answered);
+    slot.answered.reset();
+    finish(index, outcome);
+  }
+
+  // A frame the worker's harness never sends there (a second answer, a test
+  // it was not given, one in the middle of another's): something else wrote
+  // into its line to the run (workers/courier.h keeps kernel code from it;
+  // native code that writes over its own process's memory could). Neither its
+  // test in flight nor its answer not yet counted stands.
+  void out_of_protocol(Slot& slot, const std::string& what) {
+    const std::string reason = "its worker sent " + what +
+                               ", which no worker sends: something wrote into its line to the run, so nothing it "
+                               "said about this test counts (docs/sandbox.md)";
+    reap_worker(slot.process, 0);
+    if (slot.state == Slot::State::starting) {
+      start_failed(slot, reason);
+      return;
+    }
+    if (slot.answered) {
+      const size_t index = slot.answered->first;
+      slot.answered.reset();
+      job_lost(index, results::ErrorType::sandbox_violation, reason, nullptr, /*retry=*/false);
+    }
+    // A test still loading has not begun: it runs again in a fresh worker.
+    worker_lost(slot, results::ErrorType::sandbox_violation, reason, /*retry=*/slot.state == Slot::State::loading);
   }
 
   // A running test's next deadline: its candidate's phases out of time, or the overall bound.
@@ -371,6 +448,7 @@ class Pool {
   // The worker (already reaped) is gone; its test, if any, is retried or
   // recorded (at once when `retry` is false: the kernel's deliberate doing).
   void worker_lost(Slot& slot, results::ErrorType type, const std::string& reason, bool retry = true) {
+    count_answer(slot);  // its line ended after it: nothing came to take it back
     slot.state = Slot::State::stopped;
     if (!slot.job) return;
     const size_t index = *slot.job;

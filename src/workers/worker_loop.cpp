@@ -1,6 +1,5 @@
 #include "workers/worker_loop.h"
 
-#include <mutex>
 #include <optional>
 
 #include "runner/failure.h"
@@ -9,7 +8,6 @@
 #include "runner/time_split.h"
 #include "timing/timer.h"
 #include "util/log.h"
-#include "workers/frames.h"
 
 namespace backendbench::workers {
 namespace {
@@ -21,19 +19,14 @@ bool failed(const runner::TestOutcome& o) {
   return (o.correctness && !o.correctness->is_correct) || (o.performance && !o.performance->successfully_ran);
 }
 
-// Frames to the run, one at a time whichever thread sends.
+// Frames to the run, from whichever thread: JSON, invalid UTF-8 replaced.
 class Sender {
  public:
-  explicit Sender(int fd) : fd_(fd) {}
-  bool send(const Json& message) {
-    const std::string text = message.dump(-1, ' ', false, Json::error_handler_t::replace);
-    const std::lock_guard lock(mutex_);
-    return send_frame(fd_, text);
-  }
+  explicit Sender(Courier& courier) : courier_(courier) {}
+  bool send(const Json& message) { return courier_.send(message.dump(-1, ' ', false, Json::error_handler_t::replace)); }
 
  private:
-  int fd_;
-  std::mutex mutex_;
+  Courier& courier_;
 };
 
 // The phase listener for the worker's life: clocks each phase, holds the
@@ -75,12 +68,12 @@ class PhaseReporter {
 
 }  // namespace
 
-int serve_jobs(int fd, const WorkerSide& w) {
-  Sender sender(fd);
+int serve_jobs(Courier& courier, const WorkerSide& w) {
+  Sender sender(courier);
   if (!sender.send({{"type", "ready"}, {"launch_floor_ms", w.launch_floor_ms}})) return 0;
   PhaseReporter phases(sender, w.lock);
   bool told_drop = false;
-  while (auto frame = receive_frame(fd)) {
+  while (auto frame = courier.receive()) {
     const auto received = runner::PhaseClock::Clock::now();
     const Json message = Json::parse(*frame);
     const std::string type = message.at("type");

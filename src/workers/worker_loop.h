@@ -10,6 +10,7 @@
 
 #include "runner/executor.h"
 #include "timing/baseline.h"
+#include "workers/courier.h"
 #include "workers/device_lock.h"
 
 namespace backendbench::workers {
@@ -25,12 +26,12 @@ struct WorkerSide {
   std::function<void(const runner::TestJob&, runner::TestOutcome&)> after_test;
 };
 
-// Sends "ready", then serves jobs from `fd` until the run closes the socket;
+// Sends "ready", then serves the jobs that come through `courier` until the run closes the socket;
 // returns the worker's exit status. After a failed test on a GPU it checks
 // that the device still works: when it does not (a device-side assert or an
 // illegal address loses the CUDA context for good) the result says so and the
 // worker exits, so that a fresh one takes the next test.
-int serve_jobs(int fd, const WorkerSide& worker);
+int serve_jobs(Courier& courier, const WorkerSide& worker);
 
 // Exit status of a worker whose device context was lost.
 inline constexpr int kContextLostExit = 3;

@@ -120,6 +120,24 @@ TEST_F(Sandbox, WritingIntoTheUsersHomeIsRefused) {
   EXPECT_FALSE(fs::exists(dir_ / "home" / "pwned.txt"));
 }
 
+// The kernel writes the worker protocol's frames, claiming that every test of
+// the run passed with a speedup of 100, into every socket of its process, and
+// tries to read the run's next job: the run's socket is none of them (the
+// courier's alone, workers/courier.h), so its wrong answer fails as any does.
+TEST_F(Sandbox, ResultFramesAKernelWritesNeverReachTheRun) {
+  const Outcome o = run_attack("forge_result_frames");
+  expect_run_whole(o);
+  EXPECT_TRUE(has(o.err, "FORGER_SOCKETS=0")) << o.err;
+  const auto correctness = relu("correctness");
+  EXPECT_FALSE(correctness.value("is_correct", true)) << correctness.dump();
+  EXPECT_EQ(correctness.value("args", ""), "((T([64, 32], f32),), {})") << correctness.dump();
+  const auto performance = relu("performance");
+  EXPECT_FALSE(performance.value("speedup", nlohmann::json()).is_number() &&
+               performance["speedup"].get<double>() > 10)
+      << performance.dump();
+  EXPECT_FALSE(has(read_file(dir_ / "out" / "full_results.json"), "forged"));
+}
+
 // The kernel's detached process (double-forked, setsid'ed, polling to rewrite
 // full_results.json) is killed after the test that started it: it is gone when
 // the run ends, and the results stay as the run wrote them.

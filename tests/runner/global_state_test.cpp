@@ -9,6 +9,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Context.h>
 #include <ATen/Parallel.h>
+#include <ATen/record_function.h>
 #include <c10/core/DefaultDtype.h>
 #include <c10/core/GradMode.h>
 #include <c10/core/impl/LocalDispatchKeySet.h>
@@ -106,6 +107,40 @@ TEST(GlobalState, ACandidateThatPutsStateBackPasses) {
   EXPECT_TRUE(r.is_correct) << r.error_type << ": " << r.error_msg;
   const auto p = *run.performance(testing::record("aten.relu.default", kArgs), /*known_correct=*/true).performance;
   EXPECT_TRUE(p.successfully_ran) << p.error_msg;
+}
+
+// A kernel that leaves an observer of ATen's calls (a RecordFunction callback,
+// global or on its thread) could read the reference's outputs: it fails, and
+// the observer is removed before the next test.
+TEST(GlobalState, ACandidateThatLeavesAnObserverOfAtenFailsAndTheObserverIsRemoved) {
+  ASSERT_FALSE(at::hasCallbacks());
+  for (const bool global : {true, false}) {
+    const RunOptions options;
+    OperatorRun run("relu.default", testing::op_handle("aten.relu.default"), relu_after([global] {
+                      // Keeps the outputs of every ATen call it sees (the reference's among them).
+                      auto callback = at::RecordFunctionCallback(
+                                          [](const at::RecordFunction&) -> std::unique_ptr<at::ObserverContext> {
+                                            return nullptr;
+                                          },
+                                          [](const at::RecordFunction& fn, at::ObserverContext*) {
+                                            static std::vector<c10::IValue> kept;
+                                            for (const c10::IValue& v : fn.outputs()) kept.push_back(v);
+                                          })
+                                          .needsOutputs(true);
+                      if (global) at::addGlobalCallback(callback);
+                      else at::addThreadLocalCallback(callback);
+                    }),
+                    options, 0.0);
+    const auto r = *run.correctness(testing::record("aten.relu.default", kArgs)).correctness;
+    EXPECT_FALSE(r.is_correct);
+    EXPECT_EQ(r.error_type, "GlobalStateChanged") << r.error_msg;
+    EXPECT_TRUE(contains(r.error_msg, std::string("observers of ATen's calls on ") +
+                                          (global ? "every thread" : "this thread") +
+                                          " (RecordFunction callbacks, which see the reference's calls and outputs): "
+                                          "none -> registered"))
+        << r.error_msg;
+    EXPECT_FALSE(at::hasCallbacks()) << (global ? "global" : "thread-local");
+  }
 }
 
 TEST(GlobalStateGuard, NamesAndRestoresEachSettingItCovers) {

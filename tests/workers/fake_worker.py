@@ -4,7 +4,11 @@
 Speaks the worker protocol (src/workers/messages.h) on fd 3 and, for each job,
 acts out the phases its "args" list: "setup:1.0 candidate:0.1" spends one
 second in setup and a tenth in the candidate, then passes the test. A phase
-named "waiting" is time spent waiting for the device lock.
+named "waiting" is time spent waiting for the device lock. A step "forge:WHAT"
+sends a frame no worker sends, as something writing into its line would:
+"other-id" a result for a test it was not given, "twice" its result twice,
+"garbage" a frame that is no JSON. A step "claim:MS" makes the result a
+performance result whose 100 ATen samples took MS milliseconds each.
 """
 import json
 import os
@@ -35,6 +39,30 @@ def receive():
     return json.loads(exactly(struct.unpack("<I", head)[0]))
 
 
+def send_raw(data):
+    os.write(SOCKET, struct.pack("<I", len(data)) + data)
+
+
+def result_of(job):
+    outcome = {"skipped": False,
+               "correctness": {"op_name": "phases.default", "args": job["args"], "is_correct": True}}
+    for step in job["args"].split():
+        if step.startswith("claim:"):
+            reference_ms = float(step.split(":")[1])
+            outcome = {"skipped": False, "reference_source": "timed", "performance": {
+                "op_name": "phases.default", "args": job["args"], "successfully_ran": True,
+                "speedup": reference_ms / 0.01, "benchmark_time_ms": 0.01, "reference_time_ms": reference_ms,
+                "benchmark_samples": 100, "reference_samples": 100, "timing_mode": "kernel"}}
+    return {"type": "result", "id": job["id"], "outcome": outcome, "context_lost": False}
+
+
+def forge(what, job):
+    if what == "other-id":
+        send(dict(result_of(job), id=job["id"] + 1000))
+    elif what == "garbage":
+        send_raw(b"\x00 not json")
+
+
 def main():
     if receive() is None:  # the configuration
         return
@@ -46,15 +74,22 @@ def main():
         if message.get("type") != "job":
             continue
         job = message["job"]
+        send({"type": "phase", "id": job["id"], "phase": "waiting"})  # for the device lock, as workers do
         send({"type": "started", "id": job["id"]})
-        for step in job["args"].split():
-            phase, seconds = step.split(":")
+        steps = job["args"].split()
+        for step in steps:
+            phase, value = step.split(":")
+            if phase == "forge":
+                forge(value, job)
+                continue
+            if phase == "claim":
+                continue
             send({"type": "phase", "id": job["id"], "phase": phase})
-            time.sleep(float(seconds))
+            time.sleep(float(value))
         send({"type": "phase", "id": job["id"], "phase": "setup"})
-        result = {"op_name": "phases.default", "args": job["args"], "is_correct": True}
-        send({"type": "result", "id": job["id"], "outcome": {"skipped": False, "correctness": result},
-              "context_lost": False})
+        send(result_of(job))
+        if "forge:twice" in steps:
+            send(result_of(job))
 
 
 if __name__ == "__main__":
