@@ -59,6 +59,11 @@ bool Courier::send(std::string frame) {
   return true;
 }
 
+void Courier::flush() {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return (outbox_.empty() && !writing_) || run_gone_; });
+}
+
 std::optional<std::string> Courier::receive() {
   std::unique_lock lock(mutex_);
   changed_.wait(lock, [&] { return !inbox_.empty() || run_gone_; });
@@ -91,14 +96,16 @@ void Courier::write_frames(int fd) {
     if (outbox_.empty()) break;
     std::string frame = std::move(outbox_.front());
     outbox_.pop_front();
+    writing_ = true;
     lock.unlock();
     const bool sent = send_frame(fd, frame);
     lock.lock();
+    writing_ = false;
     if (!sent) {
       run_gone_ = true;
       outbox_.clear();
-      changed_.notify_all();
     }
+    changed_.notify_all();
   }
   lock.unlock();
   ::shutdown(fd, SHUT_RDWR);  // ends the reader's wait for the run

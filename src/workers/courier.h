@@ -33,6 +33,9 @@ class Courier {
 
   // Queues a frame for the run, from any thread; false once the run is gone.
   bool send(std::string frame);
+  // Returns once every frame queued so far is written (or the run is gone):
+  // the writer is then idle, as before a timing it must not overlap.
+  void flush();
   // The run's next frame; nullopt once the run has closed the line.
   std::optional<std::string> receive();
 
@@ -46,6 +49,7 @@ class Courier {
   bool taken_ = false;        // the socket has left the worker's shared file table
   bool run_gone_ = false;     // the run closed the line, or a send failed
   bool stopping_ = false;     // the destructor asked the writer to finish
+  bool writing_ = false;      // the writer is sending a frame
   std::thread reader_, writer_;
 };
 

@@ -24,6 +24,7 @@ class Sender {
  public:
   explicit Sender(Courier& courier) : courier_(courier) {}
   bool send(const Json& message) { return courier_.send(message.dump(-1, ' ', false, Json::error_handler_t::replace)); }
+  void flush() { courier_.flush(); }
 
  private:
   Courier& courier_;
@@ -59,6 +60,7 @@ class PhaseReporter {
     hold(p == Phase::timing ? DeviceLock::Mode::exclusive : DeviceLock::Mode::shared);
     clock.entered(p);
     sender_.send({{"type", "phase"}, {"id", job_}, {"phase", results::to_string(p)}});
+    if (p == Phase::timing) sender_.flush();  // written before the samples start, not while they run
   }
 
   Sender& sender_;

@@ -1,6 +1,7 @@
 // The courier over a real socket pair: frames both ways, in order, and the
 // socket out of every other thread's reach (workers/courier.h).
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -76,6 +77,21 @@ TEST(Courier, NoOtherThreadHasTheSocket) {
   EXPECT_FALSE(from_new_thread);
   EXPECT_TRUE(courier.send("still works"));
   EXPECT_EQ(receive_frame(line.fds[0]), "still works");
+}
+
+TEST(Courier, FlushReturnsOnceEverythingQueuedIsWritten) {
+  Line line;
+  Courier courier(line.fds[1]);
+  int bytes = 0;
+  for (int i = 0; i < 10; ++i) {
+    const std::string frame = "frame " + std::to_string(i);
+    courier.send(frame);
+    bytes += 4 + static_cast<int>(frame.size());
+  }
+  courier.flush();
+  int waiting = 0;  // bytes in the run's end of the socket, there without any more of the courier's work
+  ASSERT_EQ(::ioctl(line.fds[0], FIONREAD, &waiting), 0);
+  EXPECT_EQ(waiting, bytes);
 }
 
 TEST(Courier, TheRunClosingTheLineEndsReceiving) {
