@@ -138,6 +138,24 @@ TEST_F(Sandbox, ResultFramesAKernelWritesNeverReachTheRun) {
   EXPECT_FALSE(has(read_file(dir_ / "out" / "full_results.json"), "forged"));
 }
 
+// Observers of ATen's calls that a kernel leaves behind would see the
+// reference's inputs and outputs: a TorchDispatchMode that keeps aten.relu's
+// outputs (to return them as its own), a profiler left running (a
+// RecordFunction callback). Each fails its test and is removed.
+TEST_F(Sandbox, ADispatchModeLeftBehindToReadAtensOutputsFailsItsTest) {
+  expect_run_whole(run_attack("dispatch_mode_spy"));
+  const auto r = relu("correctness");
+  EXPECT_EQ(r.value("error_type", ""), "GlobalStateChanged") << r.dump();
+  EXPECT_TRUE(has(r.value("error_msg", ""), "the dispatch keys included or excluded on this thread")) << r.dump();
+}
+
+TEST_F(Sandbox, AProfilerLeftRunningFailsItsTest) {
+  expect_run_whole(run_attack("profiler_spy"));
+  const auto r = relu("correctness");
+  EXPECT_EQ(r.value("error_type", ""), "GlobalStateChanged") << r.dump();
+  EXPECT_TRUE(has(r.value("error_msg", ""), "observers of ATen's calls")) << r.dump();
+}
+
 // The kernel's detached process (double-forked, setsid'ed, polling to rewrite
 // full_results.json) is killed after the test that started it: it is gone when
 // the run ends, and the results stay as the run wrote them.
