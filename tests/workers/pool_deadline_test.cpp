@@ -6,24 +6,18 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <cstdlib>
-#include <filesystem>
 #include <map>
 #include <string>
 
 #include "runner/test_job.h"
+#include "workers/fake_worker.h"
 #include "workers/pool.h"
 
 namespace backendbench::workers {
 namespace {
 
-const std::filesystem::path kFakeWorker =
-    std::filesystem::path(BACKENDBENCH_SOURCE_DIR) / "tests" / "workers" / "fake_worker.py";
-
-bool has_python() { return std::system("python3 -c pass >/dev/null 2>&1") == 0; }
-
 TEST(PoolDeadlines, TheTestTimeoutCountsTheCandidatesPhasesAndAHangAnywhereIsCaught) {
-  if (!has_python()) GTEST_SKIP() << "no python3 for the stand-in worker";
+  if (!testing::has_python()) GTEST_SKIP() << "no python3 for the stand-in worker";
   const std::vector<std::string> scripts = {
       "setup:1.2 candidate:0.05 compare:0.05",  // slow inputs, a fast call: passes
       "reference:1.2 timing:0.2",                // a slow reference: passes
@@ -32,19 +26,12 @@ TEST(PoolDeadlines, TheTestTimeoutCountsTheCandidatesPhasesAndAHangAnywhereIsCau
       "candidate:0.3 compare:0.1 timing:0.3",    // the candidate's phases add up past 0.5 s
       "reference:30",                            // hangs in the reference: Timeout at the overall 2.5 s
   };
-  std::vector<runner::TestJob> jobs;
-  for (const auto& script : scripts) {
-    runner::TestJob job{.id = jobs.size(), .op_index = jobs.size(), .op_name = "aten.phases.default"};
-    job.input.op_name = job.op_name;
-    job.input.args_text = script;
-    jobs.push_back(job);
-  }
-  std::vector<size_t> todo(jobs.size());
-  for (size_t i = 0; i < todo.size(); ++i) todo[i] = i;
+  const std::vector<runner::TestJob> jobs = testing::fake_jobs(scripts);
+  const std::vector<size_t> todo = testing::all_of(jobs);
   PoolOptions options{.worker_devices = {"cpu", "cpu", "cpu", "cpu", "cpu", "cpu"},
                       .test_timeout_s = 0.5,
                       .overall_timeout_s = 2.5,
-                      .executable = kFakeWorker.string()};
+                      .executable = testing::kFakeWorker.string()};
   std::map<size_t, results::CorrectnessResult> results;
   const auto start = std::chrono::steady_clock::now();
   run_in_workers(jobs, todo, options, [&](size_t i, const runner::TestOutcome& o) { results[i] = *o.correctness; });

@@ -5,22 +5,18 @@
 // out each job's steps, the forged frames among them.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <filesystem>
 #include <map>
 #include <string>
 
 #include "runner/test_job.h"
+#include "workers/fake_worker.h"
 #include "workers/pool.h"
 
 namespace backendbench::workers {
 namespace {
 
-const std::filesystem::path kFakeWorker =
-    std::filesystem::path(BACKENDBENCH_SOURCE_DIR) / "tests" / "workers" / "fake_worker.py";
-
 TEST(PoolProtocol, FramesOutOfTheirPlaceAreSandboxViolationsAndTheOtherTestsStand) {
-  if (std::system("python3 -c pass >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3 for the stand-in worker";
+  if (!testing::has_python()) GTEST_SKIP() << "no python3 for the stand-in worker";
   const std::vector<std::string> scripts = {
       "candidate:0.01",                 // honest
       "forge:other-id candidate:0.01",  // a result for a test the worker was not given
@@ -30,18 +26,11 @@ TEST(PoolProtocol, FramesOutOfTheirPlaceAreSandboxViolationsAndTheOtherTestsStan
       "forge:garbage candidate:0.01",   // no JSON
       "candidate:0.01",                 // honest
   };
-  std::vector<runner::TestJob> jobs;
-  for (const auto& script : scripts) {
-    runner::TestJob job{.id = jobs.size(), .op_index = jobs.size(), .op_name = "aten.phases.default"};
-    job.input.op_name = job.op_name;
-    job.input.args_text = script;
-    jobs.push_back(job);
-  }
-  std::vector<size_t> todo(jobs.size());
-  for (size_t i = 0; i < todo.size(); ++i) todo[i] = i;
+  const std::vector<runner::TestJob> jobs = testing::fake_jobs(scripts);
+  const std::vector<size_t> todo = testing::all_of(jobs);
   // One worker, so that each test's answer waits for the next test's start to count.
   PoolOptions options{.worker_devices = {"cpu"}, .test_timeout_s = 30, .overall_timeout_s = 60,
-                      .executable = kFakeWorker.string()};
+                      .executable = testing::kFakeWorker.string()};
   std::map<size_t, results::CorrectnessResult> results;
   std::map<size_t, int> answers;
   run_in_workers(jobs, todo, options, [&](size_t i, const runner::TestOutcome& o) {
@@ -61,19 +50,12 @@ TEST(PoolProtocol, FramesOutOfTheirPlaceAreSandboxViolationsAndTheOtherTestsStan
 // A worker whose timing claims more time than the run saw its test take (an
 // ATen time inflated for a better speedup): refused as ImpossibleTiming.
 TEST(PoolProtocol, ATimingLongerThanItsTestIsRefused) {
-  if (std::system("python3 -c pass >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3 for the stand-in worker";
+  if (!testing::has_python()) GTEST_SKIP() << "no python3 for the stand-in worker";
   const std::vector<std::string> scripts = {"timing:0.05 claim:0.1", "timing:0.05 claim:50"};
-  std::vector<runner::TestJob> jobs;
-  for (const auto& script : scripts) {
-    runner::TestJob job{.id = jobs.size(), .op_index = 0, .op_name = "aten.phases.default",
-                        .kind = runner::TestKind::performance};
-    job.input.op_name = job.op_name;
-    job.input.args_text = script;
-    jobs.push_back(job);
-  }
-  const std::vector<size_t> todo = {0, 1};
+  const std::vector<runner::TestJob> jobs = testing::fake_jobs(scripts, runner::TestKind::performance);
+  const std::vector<size_t> todo = testing::all_of(jobs);
   PoolOptions options{.worker_devices = {"cpu"}, .test_timeout_s = 30, .overall_timeout_s = 60,
-                      .executable = kFakeWorker.string()};
+                      .executable = testing::kFakeWorker.string()};
   std::map<size_t, results::PerformanceResult> results;
   run_in_workers(jobs, todo, options, [&](size_t i, const runner::TestOutcome& o) { results[i] = *o.performance; });
   ASSERT_EQ(results.size(), 2u);
