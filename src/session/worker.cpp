@@ -4,6 +4,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -114,12 +115,13 @@ int serve_as_worker() {
     }
   }
   // From here on the socket is the courier's alone, before any kernel is loaded.
+  const auto skipped = workers::sandbox_parts_skipped();
   std::optional<workers::Courier> courier;
-  try {
-    courier.emplace(fd);
-  } catch (const std::exception& e) {
-    workers::send_frame(fd, nlohmann::ordered_json{{"type", "fatal"}, {"message", e.what()}}.dump());
-    return 4;
+  courier.emplace(fd, !config.sandbox.enabled || std::find(skipped.begin(), skipped.end(), "line") == skipped.end());
+  if (config.sandbox.enabled && !courier->exposed().empty()) {
+    BB_LOG(warning) << "**************** SANDBOX INCOMPLETE: kernel code in worker " << ::getpid()
+                    << " can write into its line to the run: " << courier->exposed()
+                    << "; the run still counts one answer per test (docs/sandbox.md) ****************";
   }
 
   std::unique_ptr<backends::Backend> backend;

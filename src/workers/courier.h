@@ -23,9 +23,12 @@ namespace backendbench::workers {
 
 class Courier {
  public:
-  // Takes `fd` (the run's socket) away from the calling thread's file table;
-  // every frame goes through the courier from then on.
-  explicit Courier(int fd);
+  // Takes `fd` (the run's socket) away from the calling thread's file table
+  // (`own_table`: unless the sandbox's "line" part is skipped); every frame
+  // goes through the courier from then on. Where the platform refuses a file
+  // table of its own (unshare under some container profiles) the socket stays
+  // where it is and exposed() says why.
+  Courier(int fd, bool own_table);
   // Sends what is queued, then closes the line.
   ~Courier();
   Courier(const Courier&) = delete;
@@ -38,6 +41,8 @@ class Courier {
   void flush();
   // The run's next frame; nullopt once the run has closed the line.
   std::optional<std::string> receive();
+  // Why kernel code can reach the socket after all; empty when it cannot.
+  const std::string& exposed() const { return exposed_; }
 
  private:
   void read_frames(int fd);
@@ -50,6 +55,7 @@ class Courier {
   bool run_gone_ = false;     // the run closed the line, or a send failed
   bool stopping_ = false;     // the destructor asked the writer to finish
   bool writing_ = false;      // the writer is sending a frame
+  std::string exposed_;
   std::thread reader_, writer_;
 };
 

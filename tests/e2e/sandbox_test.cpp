@@ -138,6 +138,19 @@ TEST_F(Sandbox, ResultFramesAKernelWritesNeverReachTheRun) {
   EXPECT_FALSE(has(read_file(dir_ / "out" / "full_results.json"), "forged"));
 }
 
+// The same attack where the worker's line stays in the shared file table
+// (BACKENDBENCH_SANDBOX_SKIP=line, as where a platform refuses unshare): the
+// forged frames reach the run, out of their place, and the run refuses them:
+// relu's tests are SandboxViolations, the honest operator's stand.
+TEST_F(Sandbox, ForgedFramesThatReachTheRunAreRefused) {
+  const Outcome o = run_attack("forge_result_frames", "BACKENDBENCH_SANDBOX_SKIP=line");
+  expect_run_whole(o);
+  EXPECT_TRUE(has(o.err, "SANDBOX INCOMPLETE")) << o.err;
+  EXPECT_TRUE(has(o.err, "its worker sent a frame out of its place ({\"type\":\"started\"")) << o.err;
+  expect_relu_failed("SandboxViolation", "which no worker sends");
+  EXPECT_FALSE(has(read_file(dir_ / "out" / "full_results.json"), "forged"));
+}
+
 // Observers of ATen's calls that a kernel leaves behind would see the
 // reference's inputs and outputs: a TorchDispatchMode that keeps aten.relu's
 // outputs (to return them as its own), a profiler left running (a
