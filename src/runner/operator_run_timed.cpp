@@ -128,10 +128,11 @@ Verdict OperatorRun::judge_audited_calls(const TimedAudit& audit, TimedAudit::Si
                         .fixed_budgets = budgets, .check_contract = false, .rerun_reference = rerun});
 }
 
-// Why ATen is no reference for the timed calls, when its own timed calls on
-// the final values (its last, and those the audit read), judged as the
-// candidate's are, fail too: ATen differs from itself there (a kernel that
-// returns uninitialized memory). Nullopt when they pass, or none ran there.
+// Why ATen is no reference for the timed calls, when its own calls on the
+// final values, judged as the candidate's are, fail too: its timed calls (its
+// last, and those the audit read; `audit` may be null), then its calls
+// repeated on one copy of those values. ATen differs from itself there (a
+// kernel that returns uninitialized memory). Nullopt when they all pass.
 std::optional<std::string> OperatorRun::aten_unstable_while_timed(
     const TimedAudit* audit, const ReferenceRun& reference,
     const std::optional<torch::jit::Stack>& last_reference_output,

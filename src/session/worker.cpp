@@ -116,11 +116,11 @@ int serve_as_worker() {
   }
   // From here on the socket is the courier's alone, before any kernel is loaded.
   const auto skipped = workers::sandbox_parts_skipped();
-  std::optional<workers::Courier> courier;
-  courier.emplace(fd, !config.sandbox.enabled || std::find(skipped.begin(), skipped.end(), "line") == skipped.end());
-  if (config.sandbox.enabled && !courier->exposed().empty()) {
+  const bool own_table = !config.sandbox.enabled || std::ranges::find(skipped, "line") == skipped.end();
+  workers::Courier courier(fd, own_table);
+  if (config.sandbox.enabled && !courier.exposed().empty()) {
     BB_LOG(warning) << "**************** SANDBOX INCOMPLETE: kernel code in worker " << ::getpid()
-                    << " can write into its line to the run: " << courier->exposed()
+                    << " can write into its line to the run: " << courier.exposed()
                     << "; the run still counts one answer per test (docs/sandbox.md) ****************";
   }
 
@@ -151,12 +151,12 @@ int serve_as_worker() {
     lock->hold(workers::DeviceLock::Mode::none);
     workers::apply_limits(config.memory_limit_mb, config.cpu_limit_s);
   } catch (const std::exception& e) {
-    courier->send(nlohmann::ordered_json{{"type", "fatal"}, {"message", e.what()}}.dump());
+    courier.send(nlohmann::ordered_json{{"type", "fatal"}, {"message", e.what()}}.dump());
     return 4;
   }
   runner::TestExecutor executor(*backend, run, floor_ms);
   const int status = workers::serve_jobs(
-      *courier, {.executor = executor,
+      courier, {.executor = executor,
            .device = run.device,
            .launch_floor_ms = floor_ms,
            .lock = lock.get(),
