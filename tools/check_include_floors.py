@@ -17,7 +17,7 @@ FLOORS = [
     ("vocabulary: outcome records, error types, phases, names, devices", ["results"]),
     ("data: trace files and the dataset", ["data"]),
     ("engine (torch)", ["ops", "inputs", "check", "timing", "backends", "observe", "roofline", "runner",
-                        "kernels", "workers", "suite", "facto", "dataset", "models", "trace", "override",
+                        "kernels", "workers", "judge", "suite", "facto", "dataset", "models", "trace", "override",
                         "python", "mpi"]),
     ("presentation and storage (torch-free)", ["report"]),
     ("LLM kernel generation (torch-free)", ["llm"]),

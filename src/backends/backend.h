@@ -38,6 +38,7 @@ struct BackendSpec {
 // kernels may not have ATen do their work.
 enum class KernelLanguage { aten, cpp, cuda, python, triton };
 std::string_view to_string(KernelLanguage language);
+std::optional<KernelLanguage> parse_kernel_language(std::string_view name);
 
 // A candidate kernel, called the boxed way: arguments in, results out on the
 // stack; with what it is written in and where it came from.

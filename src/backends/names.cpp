@@ -18,5 +18,6 @@ bool is_llm_backend(BackendKind kind) {
   return kind == BackendKind::llm || kind == BackendKind::llm_relay || kind == BackendKind::kernel_agent;
 }
 std::string_view to_string(KernelLanguage language) { return kLanguages.name(language); }
+std::optional<KernelLanguage> parse_kernel_language(std::string_view name) { return kLanguages.parse(name); }
 
 }  // namespace backendbench::backends

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   using namespace backendbench::cli;
   backendbench::util::install_crash_backtrace_from_env();
   if (argc == 2 && std::string_view(argv[1]) == "__worker") return backendbench::session::serve_as_worker();
+  if (argc == 2 && std::string_view(argv[1]) == "__judge") return backendbench::session::serve_as_judge();
   try {
     const Command command = parse_command_line(argc, argv);
     for (const auto& warning : command.warnings) std::cerr << "backendbench: warning: " << warning << "\n";

@@ -9,8 +9,54 @@
 
 namespace backendbench::runner {
 
+LoadedKernel load_kernel(backends::Backend& backend, const std::string& op_name, const c10::OperatorHandle& op,
+                         c10::Device device) {
+  LoadedKernel loaded;
+  const std::string short_name = results::parse_operator_name(op_name).short_name();
+  GlobalStateGuard loading(device);     // a kernel's module may change settings when imported
+  observe::AtenCallRecorder importing;  // and call ATen: its operator's work, ahead of time
+  backends::ResolvedKernel kernel = backends::resolve_kernel(backend, op);
+  observe::CallCounts import_calls = importing.finish();
+  if (const auto changed = loading.restore(); !changed.empty()) {
+    loaded.load_failure = {results::ErrorType::global_state_changed,
+                           describe_global_changes(changed, "loading the kernel")};
+  }
+  if (!kernel.kernel) {
+    BB_LOG(info) << "skipping " << short_name << ": backend " << backend.name() << " does not implement it";
+    loaded.skipped = true;
+    return loaded;
+  }
+  if (!kernel.derived_from.empty()) {
+    BB_LOG(info) << short_name << ": using the kernel derived from " << kernel.derived_from;
+  }
+  loaded.derived_from = kernel.derived_from;
+  // Loading a candidate (importing its module, opening its shared object) must leave ATen's kernels be.
+  if (kernel.kernel.language != backends::KernelLanguage::aten) {
+    const std::vector<std::string> replaced = observe::replaced_aten_kernels(device.type());
+    if (!replaced.empty()) {
+      std::string list;
+      for (size_t i = 0; i < replaced.size() && i < 3; ++i) list += (i ? "; " : "") + replaced[i];
+      if (replaced.size() > 3) list += "; and " + std::to_string(replaced.size() - 3) + " more";
+      loaded.load_failure = {results::ErrorType::aten_replaced,
+                             "ATen's own kernels were replaced, so that its reference would not be ATen's: " + list +
+                                 " (registered when this operator's kernel, or one loaded before it in this process, "
+                                 "was loaded)"};
+      BB_LOG(warning) << short_name << ": " << loaded.load_failure->second;
+    }
+  }
+  // A kernel file of its own was imported for this operator (not a library's table, as FlagGems').
+  if (!kernel.kernel.source.empty()) loaded.import_calls = std::move(import_calls);
+  loaded.kernel = std::move(kernel.kernel);
+  return loaded;
+}
+
 TestExecutor::TestExecutor(backends::Backend& backend, const RunOptions& options, double launch_floor_ms)
-    : backend_(backend), options_(options), launch_floor_ms_(launch_floor_ms) {
+    : TestExecutor([&backend, device = options.device](const std::string& op_name, const c10::OperatorHandle& op) {
+        return load_kernel(backend, op_name, op, device);
+      }, options, launch_floor_ms) {}
+
+TestExecutor::TestExecutor(KernelLoader loader, const RunOptions& options, double launch_floor_ms)
+    : loader_(std::move(loader)), options_(options), launch_floor_ms_(launch_floor_ms) {
   observe::remember_aten_kernels();  // before any candidate is loaded
 }
 
@@ -26,58 +72,35 @@ TestExecutor::OperatorState& TestExecutor::state_of(const std::string& op_name) 
     return state;
   }
   const auto& handle = std::get<c10::OperatorHandle>(resolved);
-  GlobalStateGuard loading(options_.device);  // a kernel's module may change settings when imported
-  observe::AtenCallRecorder importing;  // and call ATen: its operator's work, ahead of time
-  backends::ResolvedKernel kernel = backends::resolve_kernel(backend_, handle);
-  observe::CallCounts import_calls = importing.finish();
-  if (const auto changed = loading.restore(); !changed.empty()) {
-    state.load_failure = {results::ErrorType::global_state_changed,
-                          describe_global_changes(changed, "loading the kernel")};
-  }
-  if (!kernel.kernel) {
-    BB_LOG(info) << "skipping " << state.short_name << ": backend " << backend_.name() << " does not implement it";
-    state.skipped = true;
-    return state;
-  }
-  if (!kernel.derived_from.empty()) {
-    BB_LOG(info) << state.short_name << ": using the kernel derived from " << kernel.derived_from;
-  }
-  state.derived_from = kernel.derived_from;
-  // Loading a candidate (importing its module, opening its shared object) must leave ATen's kernels be.
-  if (kernel.kernel.language != backends::KernelLanguage::aten) {
-    const std::vector<std::string> replaced = observe::replaced_aten_kernels(options_.device.type());
-    if (!replaced.empty()) {
-      std::string list;
-      for (size_t i = 0; i < replaced.size() && i < 3; ++i) list += (i ? "; " : "") + replaced[i];
-      if (replaced.size() > 3) list += "; and " + std::to_string(replaced.size() - 3) + " more";
-      state.load_failure = {results::ErrorType::aten_replaced,
-                            "ATen's own kernels were replaced, so that its reference would not be ATen's: " + list +
-                                " (registered when this operator's kernel, or one loaded before it in this process, "
-                                "was loaded)"};
-      BB_LOG(warning) << state.short_name << ": " << state.load_failure->second;
-    }
-  }
-  state.run = std::make_unique<OperatorRun>(state.short_name, handle, std::move(kernel.kernel), options_,
-                                            launch_floor_ms_);
-  // A kernel file of its own was imported for this operator (not a library's table, as FlagGems').
-  if (!state.run->kernel_source().empty()) state.run->set_import_calls(std::move(import_calls));
+  state.loaded = loader_(op_name, handle);
+  if (state.loaded.skipped) return state;
+  state.run = std::make_unique<OperatorRun>(state.short_name, handle, state.loaded.kernel, options_, launch_floor_ms_,
+                                            state.loaded.caller, state.loaded.timed_elsewhere);
+  if (!state.loaded.import_calls.empty()) state.run->set_import_calls(state.loaded.import_calls);
   return state;
+}
+
+const LoadedKernel* TestExecutor::loaded(const std::string& op_name) {
+  const OperatorState& state = state_of(op_name);
+  return state.unknown.empty() ? &state.loaded : nullptr;
 }
 
 TestOutcome TestExecutor::run(const TestJob& job) {
   OperatorState& state = state_of(job.op_name);
   if (!state.unknown.empty()) return failed_outcome(job, results::ErrorType::unknown_operator, state.unknown);
-  if (state.skipped) return TestOutcome{.skipped = true, .launch_floor_ms = launch_floor_ms_};
-  if (state.load_failure) return failed_outcome(job, state.load_failure->first, state.load_failure->second);
+  if (state.loaded.skipped) return TestOutcome{.skipped = true, .launch_floor_ms = launch_floor_ms_};
+  if (const auto& f = state.loaded.load_failure) return failed_outcome(job, f->first, f->second);
   if (job.kind == TestKind::performance && !job.excluded_as.empty()) {  // as its correctness test left it out
     return TestOutcome{.excluded = results::ExcludedTest{state.short_name, job.input.args_text, job.excluded_as, true},
                        .launch_floor_ms = launch_floor_ms_};
   }
   TestOutcome outcome = job.kind == TestKind::correctness ? state.run->correctness(job.input)
                                                           : state.run->performance(job.input, job.known_correct);
-  outcome.derived_from = state.derived_from;
+  outcome.derived_from = state.loaded.derived_from;
   outcome.launch_floor_ms = launch_floor_ms_;
-  if (outcome.performance) outcome.reference_source = results::to_string(state.run->reference_source());
+  if (outcome.performance && outcome.reference_source.empty()) {
+    outcome.reference_source = results::to_string(state.run->reference_source());
+  }
   if (const auto& r = outcome.correctness; r && !r->is_correct) {
     BB_LOG(warning) << r->op_name << " " << r->args << ": " << r->error_type << ": " << r->error_msg;
   }

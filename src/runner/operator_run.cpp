@@ -112,10 +112,14 @@ Failure with_context(Failure f, const std::string& context) {
 }
 
 OperatorRun::OperatorRun(std::string op_name, c10::OperatorHandle op, backends::Kernel kernel, const RunOptions& options,
-                         double floor_ms)
+                         double floor_ms, CandidateCaller caller, TimedElsewhere timed_elsewhere)
     : op_name_(std::move(op_name)),
       op_(std::move(op)),
       kernel_(std::move(kernel)),
+      caller_(caller ? std::move(caller) : [this](const torch::jit::Stack& inputs, const CandidateCall& call) {
+        return run_candidate(kernel_, inputs, options_.device, call);
+      }),
+      timed_elsewhere_(std::move(timed_elsewhere)),
       aten_(backends::AtenBackend().kernel_for(op_)),
       options_(options),
       floor_ms_(floor_ms),
@@ -163,15 +167,10 @@ std::optional<Failure> OperatorRun::linked_work() {
   return *linked_;
 }
 
-// ATen's kernels of the operator and of those its reference called, replaced while the candidate ran.
-std::optional<Failure> OperatorRun::aten_replaced(const ReferenceRun& reference) const {
-  if (kernel_.language == backends::KernelLanguage::aten) return std::nullopt;
+std::vector<c10::OperatorName> OperatorRun::watched(const ReferenceRun& reference) const {
   std::vector<c10::OperatorName> ops{op_.operator_name()};
   for (const auto& [op, count] : reference.calls) ops.push_back(op);
-  const std::vector<std::string> replaced = observe::replaced_aten_kernels(options_.device.type(), ops);
-  if (replaced.empty()) return std::nullopt;
-  return Failure(ErrorType::aten_replaced, "ATen's own kernel of " + replaced.front() +
-                                               " was replaced while the candidate ran: the reference would not be ATen's");
+  return ops;
 }
 
 bool OperatorRun::reference_strays(const torch::jit::Stack& inputs) {
@@ -243,7 +242,7 @@ OperatorRun::Checked OperatorRun::check(const data::InputRecord& input) {
 // ATen's work or left work off the current stream.
 std::optional<CandidateRun> OperatorRun::run_checked(const torch::jit::Stack& inputs, const ReferenceRun& reference,
                                                      const std::string& context, Checked& out) {
-  auto ran = run_candidate(kernel_, inputs, options_.device, observe_, rules_.written_indices);
+  auto ran = caller_(inputs, {.observe = observe_, .written = rules_.written_indices, .watched = watched(reference)});
   if (auto* f = std::get_if<Failure>(&ran)) {
     out.failure = with_context(*f, context);
     return std::nullopt;
@@ -251,8 +250,11 @@ std::optional<CandidateRun> OperatorRun::run_checked(const torch::jit::Stack& in
   CandidateRun& candidate = std::get<CandidateRun>(ran);
   out.add_calls(candidate.calls);
   ++out.inputs_checked;
-  if (auto f = aten_replaced(reference)) {
-    out.failure = with_context(*f, context);
+  if (!candidate.replaced.empty()) {
+    out.failure = with_context(Failure(ErrorType::aten_replaced, "ATen's own kernel of " + candidate.replaced.front() +
+                                                                     " was replaced while the candidate ran: the "
+                                                                     "reference would not be ATen's"),
+                               context);
     return std::nullopt;
   }
   if (auto f = borrowed_work(candidate, reference)) {

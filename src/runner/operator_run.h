@@ -45,8 +45,11 @@ class OperatorRun {
  public:
   // `op_name` is how results name the operator ("relu.default"); `floor_ms`
   // is the launch floor that relative_runtime_to_kernel_launch divides by.
+  // `caller`: where correctness checks call the candidate (empty: here, by
+  // `kernel`); `timed_elsewhere`: where a performance test that passed its
+  // correctness gate here is timed (empty: here).
   OperatorRun(std::string op_name, c10::OperatorHandle op, backends::Kernel kernel, const RunOptions& options,
-              double floor_ms);
+              double floor_ms, CandidateCaller caller = {}, TimedElsewhere timed_elsewhere = {});
 
   // An outcome with `correctness` or `excluded` set.
   TestOutcome correctness(const data::InputRecord& input);
@@ -60,10 +63,14 @@ class OperatorRun {
   // every correctness test's borrowed work (observe/borrowed_work.h).
   void set_import_calls(observe::CallCounts calls) { import_calls_ = std::move(calls); }
   const std::filesystem::path& kernel_source() const { return kernel_.source; }
+  const backends::Kernel& kernel() const { return kernel_; }
+  const c10::OperatorHandle& op() const { return op_; }
 
  private:
   struct Checked;  // what checking one record found
   Checked check(const data::InputRecord& input);
+  // A performance test that ends before timing: its input left out, or not correct.
+  std::optional<TestOutcome> gate(const data::InputRecord& input, bool known_correct);
   // `layout`: the suite's inputs' written arguments as made, put back before the fresh values are written.
   void check_fresh_values(const data::InputRecord& input, uint64_t seed, const ReferenceRun& reference,
                           const CandidateRun& candidate, const Verdict& first, const InputLayout& layout, Checked& out);
@@ -75,7 +82,8 @@ class OperatorRun {
   std::function<std::optional<ReferenceRun>()> rerun_on(const torch::jit::Stack& inputs) const;
   std::optional<Failure> borrowed_work(const CandidateRun& candidate, const ReferenceRun& reference) const;
   std::optional<Failure> linked_work();
-  std::optional<Failure> aten_replaced(const ReferenceRun& reference) const;
+  // The operators whose ATen kernels the candidate must leave be: this one and those its reference called.
+  std::vector<c10::OperatorName> watched(const ReferenceRun& reference) const;
   // Whether ATen's own call leaves work on other streams (learnt once per operator).
   bool reference_strays(const torch::jit::Stack& inputs);
   // The candidate's work off the current stream as a failure, unless ATen's own call does the same (then
@@ -110,6 +118,8 @@ class OperatorRun {
   std::string op_name_;
   c10::OperatorHandle op_;
   backends::Kernel kernel_;
+  CandidateCaller caller_;
+  TimedElsewhere timed_elsewhere_;
   // ATen's call, wrapped as a kernel is, so that the timed reference and candidate go through the
   // same layers (a few ns each: 1-3% of a view's dispatch).
   backends::Kernel aten_;

@@ -83,7 +83,7 @@ OperatorRun::TimedCheck OperatorRun::check_timed(const data::InputRecord& input,
   // The fresh values as made (the candidate writes the timed buffers of the arguments it writes).
   const torch::jit::Stack pristine = rules_.written.empty() ? reference.inputs : copy_inputs(timed_inputs);
   const std::string context = "after timing, on fresh values in the timed buffers";
-  auto ran = run_candidate(kernel_, timed_inputs, device, false, rules_.written_indices);
+  auto ran = run_candidate(kernel_, timed_inputs, device, {.written = rules_.written_indices});
   if (auto* f = std::get_if<Failure>(&ran)) return {.failure = with_context(*f, context)};
   const CandidateRun& candidate = std::get<CandidateRun>(ran);
   if (auto f = stray_work(candidate, pristine)) return {.failure = with_context(*f, context)};
@@ -232,6 +232,25 @@ Failure OperatorRun::remembered_while_timed(const TimedAudit& audit) {
                      " still returned what the calls before returned: a result remembered, not computed");
 }
 
+std::optional<TestOutcome> OperatorRun::gate(const data::InputRecord& input, bool known_correct) {
+  TestOutcome outcome;
+  if (const auto left_out = excluded_.find(input.args_text); left_out != excluded_.end()) {
+    outcome.excluded = results::ExcludedTest{op_name_, input.args_text, left_out->second, true};
+    return outcome;
+  }
+  if (known_correct || passed_.contains(input.args_text)) return std::nullopt;
+  const Checked checked = check(input);
+  if (checked.excluded) {
+    outcome.excluded = results::ExcludedTest{op_name_, input.args_text, *checked.excluded, true};
+    return outcome;
+  }
+  if (!checked.failure) return std::nullopt;
+  outcome.performance = results::PerformanceResult{.op_name = op_name_, .args = input.args_text,
+                                                   .error_msg = checked.failure->describe(),
+                                                   .error_type = checked.failure->type_name()};
+  return outcome;
+}
+
 TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_correct) {
   TestOutcome outcome;
   results::PerformanceResult r{.op_name = op_name_, .args = input.args_text};
@@ -248,12 +267,8 @@ TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_
   };
   // Only a correct candidate is timed; an input that already passed its
   // correctness test in this run is not checked twice, one it left out is left out.
-  if (const auto left_out = excluded_.find(input.args_text); left_out != excluded_.end()) return exclude(left_out->second);
-  if (!known_correct && !passed_.contains(input.args_text)) {
-    const Checked checked = check(input);
-    if (checked.excluded) return exclude(*checked.excluded);
-    if (checked.failure) return fail(*checked.failure);
-  }
+  if (auto stopped = gate(input, known_correct)) return *stopped;
+  if (timed_elsewhere_) return timed_elsewhere_(input);
   // Both sides are timed on one copy of fresh inputs: separate copies sit at
   // other addresses, which alone moves mid-size kernels by a few percent.
   const uint64_t seed = seed_of(input);

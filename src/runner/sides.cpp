@@ -11,6 +11,7 @@
 
 #include "check/compare.h"
 #include "check/tolerance.h"
+#include "observe/aten_tables.h"
 #include "runner/global_state.h"
 #include "runner/phase.h"
 #include "runner/prepare.h"
@@ -19,7 +20,6 @@
 #include "util/log.h"
 
 namespace backendbench::runner {
-namespace {
 
 c10::IValue snapshot_of(const c10::IValue& v) {
   if (v.isTensor()) {
@@ -38,6 +38,8 @@ c10::IValue snapshot_of(const c10::IValue& v) {
   }
   return v;
 }
+
+namespace {
 
 // A test calls ATen a dozen times or more (reference, reruns, the truth in a
 // wider dtype, fresh values, a neighbouring shape, timing): an input whose one
@@ -164,14 +166,15 @@ torch::jit::Stack results_of(const torch::jit::Stack& outputs, const torch::jit:
 }
 
 std::variant<CandidateRun, Failure> run_candidate(const backends::Kernel& kernel, const torch::jit::Stack& inputs,
-                                                  c10::Device device, bool observe, const std::vector<size_t>& written) {
+                                                  c10::Device device, const CandidateCall& call) {
+  const std::vector<size_t>& written = call.written;
   CandidateRun run{.inputs = inputs};
   const PhaseScope phase(Phase::candidate);
   GlobalStateGuard state(device);
   // GPU work the call leaves on other streams, or launches from other threads, is seen until the device is idle.
   timing::GpuWorkWatch watch(device);
   std::optional<observe::AtenCallRecorder> recorder;
-  if (observe) recorder.emplace();
+  if (call.observe) recorder.emplace();
   const std::vector<const void*> storages = storages_of(inputs, written);
   auto failure = capture([&] {
     run.outputs = inputs;
@@ -197,6 +200,9 @@ std::variant<CandidateRun, Failure> run_candidate(const backends::Kernel& kernel
   run.stray_work = watch.finish();
   run.gpu_kernels = watch.kernels();
   run.moved = moved_since(storages, run.inputs, written);
+  if (kernel.language != backends::KernelLanguage::aten && !call.watched.empty()) {
+    run.replaced = observe::replaced_aten_kernels(device.type(), call.watched);
+  }
   return run;
 }
 

@@ -4,6 +4,7 @@
 // the side that caused them.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <variant>
@@ -14,8 +15,10 @@
 #include <c10/core/Device.h>
 
 #include "backends/backend.h"
+#include "data/inputs.h"
 #include "observe/aten_calls.h"
 #include "runner/failure.h"
+#include "runner/test_job.h"
 
 namespace backendbench::runner {
 
@@ -58,12 +61,35 @@ struct CandidateRun {
   std::vector<std::string> gpu_kernels;
   // Written arguments the call gave new memory (self.set_(result)) rather than wrote.
   std::vector<size_t> moved;
+  // ATen kernels of the watched operators that were replaced in the candidate's process while it ran.
+  std::vector<std::string> replaced;
+};
+
+// How the candidate is called on one input. `written`: the indices of the
+// arguments it writes; `watched`: the operators whose ATen kernels it must
+// leave be (the reference's, where it runs in the same process).
+struct CandidateCall {
+  bool observe = false;
+  std::vector<size_t> written;
+  std::vector<c10::OperatorName> watched;
 };
 
 // Runs the candidate on `inputs` (the tensors themselves: their addresses are
-// the ones it sees). `written`: the indices of the arguments it writes.
+// the ones it sees), in this process.
 std::variant<CandidateRun, Failure> run_candidate(const backends::Kernel& kernel, const torch::jit::Stack& inputs,
-                                                  c10::Device device, bool observe, const std::vector<size_t>& written);
+                                                  c10::Device device, const CandidateCall& call);
+
+// Runs the candidate as run_candidate does, here or in the kernel's own
+// process (judge/kernel_process.h), where the reference cannot be reached.
+using CandidateCaller =
+    std::function<std::variant<CandidateRun, Failure>(const torch::jit::Stack& inputs, const CandidateCall& call)>;
+
+// A performance test of a candidate known correct on its input, timed where
+// the candidate runs (judge/kernel_process.h): its outcome.
+using TimedElsewhere = std::function<TestOutcome(const data::InputRecord& input)>;
+
+// `v` with its tensors copied (a CandidateRun's snapshot is made of such copies).
+c10::IValue snapshot_of(const c10::IValue& v);
 
 // The values of a snapshot: `outputs` followed by the `written` arguments of `inputs`.
 torch::jit::Stack results_of(const torch::jit::Stack& outputs, const torch::jit::Stack& inputs,

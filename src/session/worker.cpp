@@ -1,5 +1,6 @@
 #include "session/worker.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -13,6 +14,9 @@
 #include <c10/core/DeviceGuard.h>
 
 #include "backends/backend.h"
+#include "judge/candidate_service.h"
+#include "judge/channel.h"
+#include "judge/kernel_process.h"
 #include "runner/executor.h"
 #include "session/backends.h"
 #include "session/environment.h"
@@ -47,7 +51,9 @@ std::string device_lock_key(c10::Device device) {
 // threads and children only.
 void enter_sandbox(const workers::WorkerConfig& config) {
   workers::become_subreaper();  // every process a kernel starts stays this worker's, to be killed
-  const auto applied = workers::enter_sandbox(config.sandbox, ::getppid(), c10::Device(config.device).is_cuda());
+  std::vector<int> guarded = config.guarded;
+  guarded.push_back(::getppid());
+  const auto applied = workers::enter_sandbox(config.sandbox, guarded, c10::Device(config.device).is_cuda());
   std::string writable;
   for (const auto& folder : applied.writable) writable += (writable.empty() ? "" : ", ") + folder;
   BB_LOG(debug) << "worker " << ::getpid() << " sandboxed: seccomp " << (applied.seccomp ? "on" : "off")
@@ -68,11 +74,10 @@ void enter_sandbox(const workers::WorkerConfig& config) {
   }
 }
 
-// Kills what the test's kernel left running; a kernel that left a process
-// behind, or whose refusal by the sandbox it raised (PermissionError: a write
-// Landlock forbids), fails the test with SandboxViolation.
-void after_test(const runner::TestJob& job, runner::TestOutcome& outcome) {
-  const size_t left = workers::kill_descendants();
+// A kernel that left `left` processes running after its test (killed by now),
+// or whose refusal by the sandbox it raised (PermissionError: a write Landlock
+// forbids), fails the test with SandboxViolation.
+void apply_sandbox_verdict(const runner::TestJob& job, runner::TestOutcome& outcome, size_t left) {
   if (outcome.skipped) return;
   std::optional<std::string> violation;
   if (left > 0) {
@@ -95,17 +100,31 @@ void after_test(const runner::TestJob& job, runner::TestOutcome& outcome) {
   outcome = std::move(failed);
 }
 
+std::unique_ptr<workers::DeviceLock> device_lock(const workers::WorkerConfig& config, c10::Device device) {
+  const std::filesystem::path lock_dir =
+      config.sandbox.lock_dir.empty() ? workers::device_lock_dir() : std::filesystem::path(config.sandbox.lock_dir);
+  return std::make_unique<workers::DeviceLock>(lock_dir, device_lock_key(device));
+}
+
+// The run's configuration, the first frame on the socket; nullopt when the run is gone.
+std::optional<workers::WorkerConfig> receive_config() {
+  // A worker never outlives its run (or its judge), even one killed with SIGKILL.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() == 1) return std::nullopt;
+  const auto frame = workers::receive_frame(workers::kWorkerSocketFd);
+  if (!frame) return std::nullopt;
+  workers::WorkerConfig config = workers::config_from_json(nlohmann::ordered_json::parse(*frame));
+  if (auto level = log::level_from_name(config.log_level)) log::set_level(*level);
+  return config;
+}
+
 }  // namespace
 
 int serve_as_worker() {
-  // A worker never outlives its run, even one killed with SIGKILL.
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() == 1) return 0;
+  const auto received = receive_config();
+  if (!received) return 0;
+  const workers::WorkerConfig& config = *received;
   const int fd = workers::kWorkerSocketFd;
-  const auto frame = workers::receive_frame(fd);
-  if (!frame) return 0;
-  const workers::WorkerConfig config = workers::config_from_json(nlohmann::ordered_json::parse(*frame));
-  if (auto level = log::level_from_name(config.log_level)) log::set_level(*level);
   if (config.sandbox.enabled) {
     try {
       enter_sandbox(config);
@@ -142,9 +161,7 @@ int serve_as_worker() {
       baselines = open_baselines(run.device, timing::BaselineCache::default_dir());
       run.baseline = baselines.store.get();
     }
-    const std::filesystem::path lock_dir =
-        config.sandbox.lock_dir.empty() ? workers::device_lock_dir() : std::filesystem::path(config.sandbox.lock_dir);
-    lock = std::make_unique<workers::DeviceLock>(lock_dir, device_lock_key(run.device));
+    lock = device_lock(config, run.device);
     // The launch floor is a timing too: measured with the device to itself.
     lock->hold(workers::DeviceLock::Mode::exclusive);
     floor_ms = runner::measure_launch_floor(run.device, run.timing);
@@ -155,15 +172,70 @@ int serve_as_worker() {
     return 4;
   }
   runner::TestExecutor executor(*backend, run, floor_ms);
+  const auto kill_leftovers = [&config] { return config.sandbox.enabled ? workers::kill_descendants() : size_t{0}; };
+  // A judge's requests, when a judge started this worker (session/judge.cpp).
+  judge::CandidateService candidates(executor, run.device, kill_leftovers, baselines.store.get());
   const int status = workers::serve_jobs(
-      courier, {.executor = executor,
-           .device = run.device,
-           .launch_floor_ms = floor_ms,
-           .lock = lock.get(),
-           .baseline = baselines.store.get(),
-           .after_test = config.sandbox.enabled ? after_test : std::function<void(const runner::TestJob&, runner::TestOutcome&)>()});
-  if (config.sandbox.enabled) workers::kill_descendants();  // nothing outlives the worker
+      courier,
+      {.executor = executor,
+       .device = run.device,
+       .launch_floor_ms = floor_ms,
+       .lock = lock.get(),
+       .baseline = baselines.store.get(),
+       .after_test = [&](const runner::TestJob& job, runner::TestOutcome& outcome) {
+         if (config.sandbox.enabled) apply_sandbox_verdict(job, outcome, kill_leftovers());
+       },
+       .other_frame = [&](const nlohmann::ordered_json& header, workers::Courier& line) {
+         const auto bytes = judge::receive_bytes([&] { return line.receive(); }, header.value("bytes", size_t{0}));
+         if (!bytes) return;
+         judge::send_message([&](std::string frame) { return line.send(std::move(frame)); },
+                             candidates.answer({.header = header, .bytes = *bytes}));
+       }});
+  kill_leftovers();  // nothing outlives the worker
   return status;
+}
+
+int serve_as_judge() {
+  const auto received = receive_config();
+  if (!received) return 0;
+  const workers::WorkerConfig& config = *received;
+  const int fd = workers::kWorkerSocketFd;
+  ::fcntl(fd, F_SETFD, FD_CLOEXEC);  // the kernel's process gets a line to this process only
+  workers::Courier courier(fd, /*own_table=*/false);  // no kernel code runs here
+  runner::RunOptions run;
+  std::optional<c10::DeviceGuard> on_device;
+  std::unique_ptr<judge::KernelProcess> kernel;
+  std::unique_ptr<workers::DeviceLock> lock;
+  try {
+    run.device = c10::Device(config.device);
+    on_device.emplace(run.device);
+    run.seed = config.seed;
+    run.secret = config.secret;
+    run.tolerance = config.tolerance;
+    run.timing = config.timing;
+    kernel = std::make_unique<judge::KernelProcess>(
+        config, [&courier](std::string frame) { courier.send(std::move(frame)); }, [&courier] { courier.flush(); });
+    lock = device_lock(config, run.device);
+  } catch (const std::exception& e) {
+    courier.send(nlohmann::ordered_json{{"type", "fatal"}, {"message", e.what()}}.dump());
+    return 4;
+  }
+  runner::TestExecutor executor(
+      [&](const std::string& op_name, const c10::OperatorHandle& op) { return kernel->load(op_name, op); }, run,
+      kernel->launch_floor_ms());
+  return workers::serve_jobs(
+      courier,
+      {.executor = executor,
+       .device = run.device,
+       .launch_floor_ms = kernel->launch_floor_ms(),
+       .lock = lock.get(),
+       .after_test = [&](const runner::TestJob& job, runner::TestOutcome& outcome) {
+         const size_t left = kernel->end_test();
+         if (config.sandbox.enabled) apply_sandbox_verdict(job, outcome, left);
+       },
+       .other_frame = [&](const nlohmann::ordered_json& frame, workers::Courier&) { kernel->forward(frame); },
+       .context_lost = [&] { return kernel->context_lost(); },
+       .must_end = [&] { return kernel->stopped(); }});
 }
 
 }  // namespace backendbench::session

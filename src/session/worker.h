@@ -8,4 +8,9 @@ namespace backendbench::session {
 // The worker's whole life; returns its exit status.
 int serve_as_worker();
 
+// A judge's whole life (`<binary> __judge`, judge/kernel_process.h): a worker
+// of the run that starts its own sandboxed worker for the kernels and keeps
+// ATen's reference and the comparison of outputs to itself.
+int serve_as_judge();
+
 }  // namespace backendbench::session

@@ -24,7 +24,8 @@ Json to_json(const WorkerConfig& c) {
           {"memory_limit_mb", c.memory_limit_mb},
           {"cpu_limit_s", c.cpu_limit_s},
           {"sandbox",
-           {{"enabled", c.sandbox.enabled}, {"scratch_dir", c.sandbox.scratch_dir}, {"lock_dir", c.sandbox.lock_dir}}}};
+           {{"enabled", c.sandbox.enabled}, {"scratch_dir", c.sandbox.scratch_dir}, {"lock_dir", c.sandbox.lock_dir}}},
+          {"guarded", c.guarded}};
 }
 
 WorkerConfig config_from_json(const Json& j) {
@@ -48,6 +49,7 @@ WorkerConfig config_from_json(const Json& j) {
   c.sandbox = {.enabled = sandbox.at("enabled").get<bool>(),
                .scratch_dir = sandbox.at("scratch_dir").get<std::string>(),
                .lock_dir = sandbox.at("lock_dir").get<std::string>()};
+  c.guarded = j.value("guarded", std::vector<int>{});
   return c;
 }
 

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -38,6 +39,8 @@ struct WorkerConfig {
   size_t memory_limit_mb = 0;  // address space a worker may add after starting (0: no limit)
   double cpu_limit_s = 0;      // CPU time a worker may use (0: no limit)
   SandboxConfig sandbox;       // workers/sandbox.h; the scratch folder is set per worker
+  // Processes kernel code may not signal besides the worker's parent: the run, where a judge started the worker.
+  std::vector<int> guarded;
 };
 
 nlohmann::ordered_json to_json(const WorkerConfig& config);

@@ -168,7 +168,7 @@ std::set<int> threads_of(int pid) {
 // carry on. Netlink and io_uring get an error instead (EACCES/ENOSYS): glibc
 // probes interfaces over netlink (getaddrinfo) and libraries try io_uring and
 // fall back, so they are no evidence of an attack; refusing them is enough.
-void install_seccomp(int run_pid) {
+void install_seccomp(const std::vector<int>& guarded) {
   scmp_filter_ctx ctx = ::seccomp_init(SCMP_ACT_ALLOW);
   if (!ctx) throw std::runtime_error("sandbox: cannot create a seccomp filter");
   struct Release {
@@ -189,14 +189,17 @@ void install_seccomp(int run_pid) {
   };
   const uint32_t kill = SCMP_ACT_KILL_PROCESS;
   for (const char* name : {"ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd", "tkill"}) add(kill, name, {});
-  // Signals aimed at the run: at its threads, at every process (-1), at its
-  // process group (0: the worker shares it; -pid).
-  for (const int tid : threads_of(run_pid)) {
-    for (const char* name : {"kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_open"}) {
-      add(kill, name, {arg_is(0, tid)});
+  // Signals aimed at the run or the judge: at their threads, at every process
+  // (-1), at their process group (0: the worker shares it; -pid).
+  for (const int pid : guarded) {
+    for (const int tid : threads_of(pid)) {
+      for (const char* name : {"kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_open"}) {
+        add(kill, name, {arg_is(0, tid)});
+      }
     }
+    add(kill, "kill", {arg_is(0, -pid)});
   }
-  for (const int pid : {-1, 0, -run_pid}) add(kill, "kill", {arg_is(0, pid)});
+  for (const int pid : {-1, 0}) add(kill, "kill", {arg_is(0, pid)});
   // No network: a kernel has nothing to send or fetch. Unix sockets stay (the
   // worker's own socket, the CUDA driver's).
   for (const int family : {AF_INET, AF_INET6, AF_PACKET}) add(kill, "socket", {arg_is(0, family)});
@@ -311,7 +314,7 @@ std::vector<std::string> sandbox_gaps() {
   return gaps;
 }
 
-SandboxApplied enter_sandbox(const SandboxConfig& config, int run_pid, bool cuda) {
+SandboxApplied enter_sandbox(const SandboxConfig& config, const std::vector<int>& guarded, bool cuda) {
   SandboxApplied applied;
   std::error_code ec;
   for (const auto& task : fs::directory_iterator("/proc/self/task", ec)) {
@@ -333,11 +336,11 @@ SandboxApplied enter_sandbox(const SandboxConfig& config, int run_pid, bool cuda
     else if (part == "landlock-own-threads") landlock.own_threads = false;
     else if (part == "seccomp") seccomp = false;
     else if (part == "rlimits") limits = false;
-    else if (part == "line") continue;  // the courier's own file table (session/worker.cpp)
+    else if (part == "line" || part == "judge") continue;  // the courier's own file table, the judge (docs/sandbox.md)
     else {
       throw std::runtime_error("sandbox: BACKENDBENCH_SANDBOX_SKIP names '" + part + "', which is no part of it "
                                "(landlock, landlock-fs, landlock-ioctl, landlock-net, landlock-scopes, "
-                               "landlock-own-threads, seccomp, rlimits, line)");
+                               "landlock-own-threads, seccomp, rlimits, line, judge)");
     }
   }
   if (limits) apply_sandbox_limits();
@@ -349,11 +352,11 @@ SandboxApplied enter_sandbox(const SandboxConfig& config, int run_pid, bool cuda
   }
 #ifdef BACKENDBENCH_HAVE_SECCOMP
   if (seccomp && seccomp_available()) {
-    install_seccomp(run_pid);
+    install_seccomp(guarded);
     applied.seccomp = true;
   }
 #else
-  (void)run_pid;
+  (void)guarded;
   (void)seccomp;
 #endif
   return applied;

@@ -47,18 +47,19 @@ struct SandboxApplied {
 // The parts of the sandbox that BACKENDBENCH_SANDBOX_SKIP (comma-separated)
 // leaves out, for diagnosing a platform on which the sandbox breaks something
 // (docs/sandbox.md): landlock (all of it), landlock-fs, landlock-ioctl,
-// landlock-net, landlock-scopes, landlock-own-threads, seccomp, rlimits.
+// landlock-net, landlock-scopes, landlock-own-threads, seccomp, rlimits, line
+// (session/worker.cpp), judge (workers/pool.cpp).
 // enter_sandbox refuses a name it does not know.
 std::vector<std::string> sandbox_parts_skipped();
 
 // Confines this process (a worker, before any kernel code is loaded) and
-// every process it starts afterwards. `run_pid` is the run's process, which
-// no signal may reach; `cuda`: the worker will use a GPU (its compiler caches
+// every process it starts afterwards. `guarded`: the processes no signal may
+// reach (the run, and the judge that started this worker); `cuda`: the worker will use a GPU (its compiler caches
 // are created if missing). Parts this machine lacks are left out (see
 // sandbox_gaps); a part that exists but fails throws std::runtime_error.
 // Must be called while the process has a single thread (Landlock confines the
 // calling thread and its future children only).
-SandboxApplied enter_sandbox(const SandboxConfig& config, int run_pid, bool cuda);
+SandboxApplied enter_sandbox(const SandboxConfig& config, const std::vector<int>& guarded, bool cuda);
 
 // Whether the environment variable `name` may hold a secret: its name
 // contains KEY, TOKEN, SECRET, PASSWORD, PASSWD, CREDENTIAL or AUTH (any

@@ -34,7 +34,7 @@ class Sender {
 // device lock the phase needs (alone for a timing), and tells the run.
 class PhaseReporter {
  public:
-  PhaseReporter(Sender& sender, DeviceLock* lock) : sender_(sender), lock_(lock) {
+  PhaseReporter(Sender& sender, Courier& line, DeviceLock* lock) : sender_(sender), line_(line), lock_(lock) {
     runner::set_phase_listener([this](Phase p) { entered(p); });
   }
   ~PhaseReporter() { runner::set_phase_listener({}); }
@@ -49,6 +49,10 @@ class PhaseReporter {
   void hold(DeviceLock::Mode mode) {
     if (lock_) lock_->hold(mode, [this] { waiting(); });
   }
+  // While relaying (a judge's request: the test is the judge's), phases go to
+  // the judge without a test's id and without a lock (the judge holds it for
+  // them), and a timing starts once the judge says it holds the device alone.
+  void relay(bool relaying) { relaying_ = relaying; }
   runner::PhaseClock clock;
 
  private:
@@ -57,6 +61,16 @@ class PhaseReporter {
     sender_.send({{"type", "phase"}, {"id", job_}, {"phase", results::to_string(Phase::waiting)}});
   }
   void entered(Phase p) {
+    if (relaying_) {
+      sender_.send({{"type", "phase"}, {"phase", results::to_string(p)}});
+      if (p == Phase::timing) {
+        sender_.flush();
+        while (auto frame = line_.receive()) {
+          if (Json::parse(*frame, nullptr, false).value("type", "") == "go") break;
+        }
+      }
+      return;
+    }
     hold(p == Phase::timing ? DeviceLock::Mode::exclusive : DeviceLock::Mode::shared);
     clock.entered(p);
     sender_.send({{"type", "phase"}, {"id", job_}, {"phase", results::to_string(p)}});
@@ -64,8 +78,10 @@ class PhaseReporter {
   }
 
   Sender& sender_;
+  Courier& line_;
   DeviceLock* lock_;
   size_t job_ = 0;
+  bool relaying_ = false;
 };
 
 }  // namespace
@@ -73,7 +89,7 @@ class PhaseReporter {
 int serve_jobs(Courier& courier, const WorkerSide& w) {
   Sender sender(courier);
   if (!sender.send({{"type", "ready"}, {"launch_floor_ms", w.launch_floor_ms}})) return 0;
-  PhaseReporter phases(sender, w.lock);
+  PhaseReporter phases(sender, courier, w.lock);
   bool told_drop = false;
   while (auto frame = courier.receive()) {
     const auto received = runner::PhaseClock::Clock::now();
@@ -82,9 +98,15 @@ int serve_jobs(Courier& courier, const WorkerSide& w) {
     if (type == "drop_baseline") {  // another worker of the run found the cache untrue
       if (w.baseline) w.baseline->drop(message.value("reason", ""));
       told_drop = true;
+    }
+    if (type != "job") {
+      if (w.other_frame && (type != "drop_baseline" || !w.baseline)) {
+        phases.relay(true);
+        w.other_frame(message, courier);
+        phases.relay(false);
+      }
       continue;
     }
-    if (type != "job") continue;
     const runner::TestJob job = runner::job_from_json(message.at("job"));
     phases.begin(job.id, received);
     phases.clock.entered(Phase::setup);
@@ -97,7 +119,8 @@ int serve_jobs(Courier& courier, const WorkerSide& w) {
     if (w.after_test) w.after_test(job, outcome);
     // Sticky device errors surface on the next synchronization.
     const bool context_lost =
-        w.device.is_cuda() && failed(outcome) && runner::capture([&] { timing::synchronize(w.device); }).has_value();
+        (w.device.is_cuda() && failed(outcome) && runner::capture([&] { timing::synchronize(w.device); }).has_value()) ||
+        (w.context_lost && w.context_lost());
     if (w.baseline && !told_drop) {
       if (auto reason = w.baseline->dropped()) {
         BB_LOG(warning) << "baseline cache: a cached reference is no longer true (" << *reason
@@ -115,6 +138,7 @@ int serve_jobs(Courier& courier, const WorkerSide& w) {
       BB_LOG(warning) << "worker on " << w.device.str() << ": the device context was lost; this worker exits";
       return kContextLostExit;
     }
+    if (w.must_end && w.must_end()) return 0;
   }
   return 0;
 }

@@ -7,6 +7,7 @@
 #include <functional>
 
 #include <c10/core/Device.h>
+#include <nlohmann/json.hpp>
 
 #include "runner/executor.h"
 #include "timing/baseline.h"
@@ -24,6 +25,15 @@ struct WorkerSide {
   // Runs after each test, before its result is sent (the sandbox's clean-up,
   // which may fail the test: session/worker.cpp).
   std::function<void(const runner::TestJob&, runner::TestOutcome&)> after_test;
+  // Frames that are neither jobs nor about the baseline cache: a kernel's
+  // process answers its judge's requests here (its phases meanwhile go to the
+  // judge, which reports them as its test's: judge/kernel_process.h). A judge
+  // forwards the baseline cache's news to its kernel's process here.
+  std::function<void(const nlohmann::ordered_json& message, Courier&)> other_frame;
+  // Whether the device context of another process of the test was lost (the kernel's, for a judge).
+  std::function<bool()> context_lost;
+  // Whether this process must end once the test's result is sent (a judge whose kernel's process was stopped).
+  std::function<bool()> must_end;
 };
 
 // Sends "ready", then serves the jobs that come through `courier` until the run closes the socket;

@@ -71,7 +71,7 @@ class SandboxedChild : public ::testing::Test {
   void enter() {
     ::setenv("BACKENDBENCH_CACHE", (dir_ / "cache").c_str(), 1);  // its caches here, not the user's
     enter_sandbox({.enabled = true, .scratch_dir = (dir_ / "scratch").string(), .lock_dir = (dir_ / "locks").string()},
-                  ::getppid(), false);
+                  {::getppid()}, false);
   }
   fs::path dir_;
 };
@@ -157,7 +157,7 @@ TEST(SandboxSkip, NamesThePartsLeftOutAndRefusesUnknownOnes) {
   ::setenv("BACKENDBENCH_SANDBOX_SKIP", "everything", 1);
   const int status = in_child([] {
     try {
-      enter_sandbox({.enabled = true, .scratch_dir = "", .lock_dir = ""}, ::getppid(), false);
+      enter_sandbox({.enabled = true, .scratch_dir = "", .lock_dir = ""}, {::getppid()}, false);
     } catch (const std::runtime_error&) {
       ::_exit(0);
     }

@@ -1,0 +1,118 @@
+#include "judge/candidate_service.h"
+
+#include "check/compare.h"
+#include "judge/wire.h"
+#include "runner/job_json.h"
+#include "runner/sides.h"
+#include "timing/timer.h"
+
+namespace backendbench::judge {
+
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+// Whether the tensors of `a` and `b` hold the same bits, pair by pair.
+bool same_bits(const torch::jit::Stack& a, const torch::jit::Stack& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const std::vector<at::Tensor> x = check::tensors_of(a[i]), y = check::tensors_of(b[i]);
+    if (x.size() != y.size()) return false;
+    for (size_t k = 0; k < x.size(); ++k) {
+      if (x[k].defined() != y[k].defined()) return false;
+      if (x[k].defined() && !check::bitwise_equal(x[k], y[k])) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+Message CandidateService::answer(const Message& request) {
+  const std::string type = request.header.value("type", "");
+  if (type == "load") {
+    const std::string op = request.header.at("op");
+    const runner::LoadedKernel* loaded = executor_.loaded(op);
+    if (!loaded) return {.header = {{"type", "loaded"}, {"unknown", op}}};
+    Json header = to_json(*loaded);
+    header["type"] = "loaded";
+    return {.header = std::move(header)};
+  }
+  if (type == "candidate") return run(request);
+  if (type == "time") return time(request);
+  if (type == "end_test") {
+    storages_.clear();
+    return {.header = {{"type", "ended"}, {"left", end_test_ ? end_test_() : 0}}};
+  }
+  return {.header = {{"type", "unknown"}}};
+}
+
+bool CandidateService::context_lost_after(bool failed) const {
+  return failed && device_.is_cuda() && runner::capture([&] { timing::synchronize(device_); }).has_value();
+}
+
+Message CandidateService::time(const Message& request) {
+  const runner::TestJob job = runner::job_from_json(request.header.at("job"));
+  const runner::TestOutcome outcome = executor_.run(job);
+  Json dropped = nullptr;
+  if (baseline_ && !told_drop_) {
+    if (auto reason = baseline_->dropped()) {
+      dropped = *reason;
+      told_drop_ = true;
+    }
+  }
+  const bool failed = outcome.performance && !outcome.performance->successfully_ran;
+  return {.header = {{"type", "timed"},
+                     {"outcome", runner::to_json(outcome)},
+                     {"context_lost", context_lost_after(failed)},
+                     {"baseline_dropped", dropped}}};
+}
+
+Message CandidateService::run(const Message& request) {
+  const Json& h = request.header;
+  runner::OperatorRun* op = executor_.operator_run(h.at("op").get<std::string>());
+  const auto failed = [&](const runner::Failure& f) {
+    return Message{.header = {{"type", "ran"}, {"failure", to_json(f)}, {"context_lost", context_lost_after(true)}}};
+  };
+  if (!op) return failed(runner::Failure(results::ErrorType::exception, "the kernel's process has no kernel for it"));
+  std::vector<c10::TypePtr> types;
+  for (const c10::Argument& a : op->op().schema().arguments()) types.push_back(a.type());
+  torch::jit::Stack inputs;
+  if (auto f = runner::capture([&] {
+        ParcelReader reader(h.at("storages"), request.bytes, storages_, {device_.type(), c10::kCPU});
+        inputs = reader.stack(h.at("inputs"), types);
+      })) {
+    return failed(*f);
+  }
+  const runner::CandidateCall call{.observe = h.at("observe").get<bool>(),
+                                   .written = h.at("written").get<std::vector<size_t>>(),
+                                   .watched = operators_from_json(h.at("watched"))};
+  const StorageSnapshot before(inputs);  // what the candidate only read goes back without its bytes
+  auto ran = runner::run_candidate(op->kernel(), inputs, device_, call);
+  if (auto* f = std::get_if<runner::Failure>(&ran)) return failed(*f);
+  const runner::CandidateRun& r = std::get<runner::CandidateRun>(ran);
+  // The copy made as it returned, unless it is what the results still are: the judge copies those.
+  const bool snapshot_as_results = same_bits(r.snapshot, runner::results_of(r.outputs, r.inputs, call.written));
+  Parcel parcel;
+  if (auto f = runner::capture([&] {
+        ParcelWriter writer(storages_, &before);
+        writer.add(r.inputs);
+        writer.add(r.outputs);
+        if (!snapshot_as_results) writer.add(r.snapshot);
+        parcel = writer.finish();
+      })) {
+    return failed(*f);
+  }
+  return {.header = {{"type", "ran"},
+                     {"snapshot_as_results", snapshot_as_results},
+                     {"values", std::move(parcel.values)},
+                     {"storages", std::move(parcel.storages)},
+                     {"calls", to_json(r.calls)},
+                     {"stray_work", r.stray_work},
+                     {"gpu_kernels", r.gpu_kernels},
+                     {"moved", r.moved},
+                     {"replaced", r.replaced}},
+          .bytes = std::move(parcel.bytes)};
+}
+
+}  // namespace backendbench::judge

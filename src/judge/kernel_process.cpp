@@ -1,0 +1,218 @@
+#include "judge/kernel_process.h"
+
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <stdexcept>
+
+#include "judge/wire.h"
+#include "results/phase.h"
+#include "runner/phase.h"
+#include "runner/job_json.h"
+#include "util/log.h"
+#include "util/process.h"
+#include "workers/frames.h"
+#include "workers/worker_loop.h"
+
+namespace backendbench::judge {
+
+using Json = nlohmann::ordered_json;
+
+KernelProcess::KernelProcess(const workers::WorkerConfig& config, std::function<void(std::string)> to_run,
+                             std::function<void()> before_ending)
+    : to_run_(std::move(to_run)), before_ending_(std::move(before_ending)), device_(config.device) {
+  workers::WorkerConfig own = config;
+  own.guarded.push_back(::getpid());
+  // Its environment is this process's, which the run chose (no secrets; its scratch folder).
+  process_ = workers::spawn_worker({util::self_executable(), "__worker"});
+  if (!workers::send_frame(process_.socket, workers::to_json(own).dump())) {
+    throw std::runtime_error("the kernel's process " + util::describe_exit(workers::reap(process_, 2000)));
+  }
+  const auto frame = workers::receive_frame(process_.socket);
+  const Json ready = frame ? Json::parse(*frame, nullptr, false) : Json();
+  if (ready.value("type", "") == "ready" && ready.value("launch_floor_ms", Json()).is_number()) {
+    launch_floor_ms_ = ready.at("launch_floor_ms").get<double>();
+    return;
+  }
+  const int status = workers::reap(process_, 2000);
+  throw std::runtime_error(ready.value("type", "") == "fatal" ? ready.value("message", "")
+                                                               : "the kernel's process " + util::describe_exit(status));
+}
+
+KernelProcess::~KernelProcess() {
+  if (process_.pid > 0) workers::reap(process_, 5000);
+}
+
+
+void KernelProcess::end_as_it_did() {
+  const int status = workers::reap(process_, 2000);
+  process_.pid = -1;
+  if (before_ending_) before_ending_();
+  if (WIFSIGNALED(status)) {
+    const int signal = WTERMSIG(status);
+    const rlimit no_core{0, 0};
+    ::setrlimit(RLIMIT_CORE, &no_core);  // the kernel's process dumped none either
+    ::signal(signal, SIG_DFL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, signal);
+    ::sigprocmask(SIG_UNBLOCK, &set, nullptr);
+    ::raise(signal);
+  }
+  ::_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+}
+
+std::optional<std::string> KernelProcess::receive_frame() { return workers::receive_frame(process_.socket); }
+
+void KernelProcess::send_frame(const std::string& frame) {
+  if (!workers::send_frame(process_.socket, frame)) end_as_it_did();
+}
+
+void KernelProcess::stop(const std::string& what) {
+  breach_ = "the kernel's process answered its judge out of protocol (" + what +
+            "): kernel code wrote into its line to the judge, or over its own process's memory; it was stopped "
+            "(docs/sandbox.md)";
+  BB_LOG(warning) << breach_;
+  ::kill(process_.pid, SIGKILL);
+}
+
+std::optional<Message> KernelProcess::request(Message message) {
+  if (stopped()) return std::nullopt;
+  const SendFrame send = [this](std::string frame) { return workers::send_frame(process_.socket, frame); };
+  if (!send_message(send, std::move(message))) end_as_it_did();
+  // The phases the kernel's process goes through are this test's (the run's deadlines count them); a timing
+  // waits until this process holds the device alone for it.
+  std::optional<runner::PhaseScope> mirrored;
+  try {
+    while (true) {
+      auto frame = receive_frame();
+      if (!frame) end_as_it_did();
+      Json header = Json::parse(*frame, nullptr, false);
+      if (!header.is_object()) throw std::runtime_error("a frame that is not a JSON object");
+      if (header.value("type", "") == "phase") {
+        const auto phase = results::phase_from_name(header.value("phase", ""));
+        if (!phase) throw std::runtime_error("a phase of no name it knows");
+        mirrored.reset();
+        mirrored.emplace(*phase);
+        if (*phase == runner::Phase::timing) send_frame(Json{{"type", "go"}}.dump());
+        continue;
+      }
+      const Json size = header.value("bytes", Json());
+      if (!size.is_number_unsigned()) throw std::runtime_error("an answer that does not say how many bytes follow");
+      auto bytes = receive_bytes([this] { return receive_frame(); }, size.get<size_t>());
+      if (!bytes) end_as_it_did();
+      return Message{.header = std::move(header), .bytes = std::move(*bytes)};
+    }
+  } catch (const std::exception& e) {
+    mirrored.reset();
+    stop(e.what());
+    return std::nullopt;
+  }
+}
+
+runner::LoadedKernel KernelProcess::load(const std::string& op_name, const c10::OperatorHandle& op) {
+  (void)op;
+  runner::LoadedKernel loaded;
+  const auto answer = request({.header = {{"type", "load"}, {"op", op_name}}});
+  try {
+    if (answer && answer->header.contains("unknown")) {
+      throw std::runtime_error("it does not know the operator " + op_name);
+    }
+    if (answer) loaded = loaded_from_json(answer->header);
+  } catch (const std::exception& e) {
+    stop(e.what());
+  }
+  if (stopped()) {
+    loaded.load_failure = {results::ErrorType::sandbox_violation, breach_};
+    return loaded;
+  }
+  loaded.caller = [this, op_name](const torch::jit::Stack& inputs, const runner::CandidateCall& c) {
+    return call(op_name, inputs, c);
+  };
+  loaded.timed_elsewhere = [this, op_name](const data::InputRecord& input) { return time(op_name, input); };
+  return loaded;
+}
+
+std::variant<runner::CandidateRun, runner::Failure> KernelProcess::call(const std::string& op_name,
+                                                                       const torch::jit::Stack& inputs,
+                                                                       const runner::CandidateCall& c) {
+  Parcel parcel;
+  if (auto f = runner::capture([&] {
+        ParcelWriter writer(storages_);
+        writer.add(inputs);
+        parcel = writer.finish();
+      })) {
+    return *f;
+  }
+  const auto answer = request({.header = {{"type", "candidate"},
+                                          {"op", op_name},
+                                          {"observe", c.observe},
+                                          {"written", c.written},
+                                          {"watched", to_json(c.watched)},
+                                          {"inputs", std::move(parcel.values.at(0))},
+                                          {"storages", std::move(parcel.storages)}},
+                               .bytes = std::move(parcel.bytes)});
+  try {
+    if (answer) {
+      const Json& h = answer->header;
+      if (h.contains("failure")) {
+        context_lost_ = context_lost_ || h.value("context_lost", false);
+        return failure_from_json(h.at("failure"));
+      }
+      ParcelReader reader(h.at("storages"), answer->bytes, storages_, {c10::kCPU, c10::kMeta, device_.type()});
+      const Json& values = h.at("values");
+      runner::CandidateRun run{.inputs = inputs};
+      reader.update(run.inputs, values.at(0));
+      run.outputs = reader.stack(values.at(1), {}, &run.inputs);
+      if (h.at("snapshot_as_results").get<bool>()) {
+        for (const c10::IValue& v : runner::results_of(run.outputs, run.inputs, c.written)) {
+          run.snapshot.push_back(runner::snapshot_of(v));
+        }
+      } else {
+        run.snapshot = reader.stack(values.at(2), {}, &run.inputs);
+      }
+      run.calls = calls_from_json(h.at("calls"));
+      run.stray_work = h.at("stray_work").get<std::string>();
+      run.gpu_kernels = h.at("gpu_kernels").get<std::vector<std::string>>();
+      run.moved = h.at("moved").get<std::vector<size_t>>();
+      run.replaced = h.at("replaced").get<std::vector<std::string>>();
+      return run;
+    }
+  } catch (const std::exception& e) {
+    stop(e.what());
+  }
+  return runner::Failure(results::ErrorType::sandbox_violation, breach_);
+}
+
+runner::TestOutcome KernelProcess::time(const std::string& op_name, const data::InputRecord& input) {
+  const runner::TestJob job{.op_name = op_name, .kind = runner::TestKind::performance, .input = input,
+                            .known_correct = true};
+  const auto answer = request({.header = {{"type", "time"}, {"job", runner::to_json(job)}}});
+  try {
+    if (answer) {
+      context_lost_ = context_lost_ || answer->header.value("context_lost", false);
+      if (const auto reason = answer->header.value("baseline_dropped", Json()); reason.is_string()) {
+        to_run_(Json{{"type", "baseline_dropped"}, {"reason", reason}}.dump());
+      }
+      return runner::outcome_from_json(answer->header.at("outcome"));
+    }
+  } catch (const std::exception& e) {
+    stop(e.what());
+  }
+  return runner::failed_outcome(job, results::ErrorType::sandbox_violation, breach_);
+}
+
+size_t KernelProcess::end_test() {
+  storages_.clear();
+  const auto answer = request({.header = {{"type", "end_test"}}});
+  const Json left = answer ? answer->header.value("left", Json()) : Json();
+  return left.is_number_unsigned() ? left.get<size_t>() : 0;
+}
+
+void KernelProcess::forward(const Json& frame) {
+  if (!stopped()) send_frame(frame.dump());
+}
+
+}  // namespace backendbench::judge

@@ -1,0 +1,92 @@
+// The kernel's process, seen from the judge.
+//
+// A judge (session/judge.cpp) is a worker of the run that loads no kernel: it
+// starts its own worker (the same binary, sandboxed, as its child) to load
+// and call the candidate, and keeps ATen's reference and the comparison of
+// outputs in its own memory, where kernel code cannot read, replace or poison
+// them (the kernel's process cannot trace, signal or read the judge: the
+// sandbox's seccomp filter and Landlock domain, workers/sandbox.h). Inputs go
+// to the kernel's process and outputs come back as data (judge/parcel.h);
+// its verdict on a correctness check is not asked for and could not be given.
+// A performance test's correctness gate runs here too; its timing, which must
+// run next to the kernel, is then asked of the kernel's process (with the
+// device to itself), whose outcome the run checks as any worker's
+// (workers/plausibility.h).
+//
+// When the kernel's process dies, the judge ends the same way (the same exit
+// status, or the same signal), so the run records the test as it would have
+// without a judge: WorkerCrash, SandboxViolation, a lost context. When it
+// answers out of protocol (only kernel code that reached its line, or wrote
+// over its process's memory, makes it), the judge kills it, fails the test
+// with SandboxViolation and ends after the test.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <variant>
+
+#include <ATen/core/dispatch/Dispatcher.h>
+
+#include "judge/channel.h"
+#include "judge/parcel.h"
+#include "runner/executor.h"
+#include "runner/sides.h"
+#include "workers/courier.h"
+#include "workers/messages.h"
+#include "workers/process.h"
+
+namespace backendbench::judge {
+
+class KernelProcess {
+ public:
+  // Starts the kernel's process with `config` and waits until it is ready.
+  // `to_run` sends a frame to the run; `before_ending` runs before this
+  // process ends as its kernel's process did (the judge's frames to the run
+  // must leave first). Throws std::runtime_error with the process's own words
+  // when it cannot start.
+  KernelProcess(const workers::WorkerConfig& config, std::function<void(std::string)> to_run,
+                std::function<void()> before_ending);
+  ~KernelProcess();
+  KernelProcess(const KernelProcess&) = delete;
+  KernelProcess& operator=(const KernelProcess&) = delete;
+
+  // The launch floor the kernel's process measured (its performance tests divide by it).
+  double launch_floor_ms() const { return launch_floor_ms_; }
+  // Loads the operator's kernel there; the result calls it there.
+  runner::LoadedKernel load(const std::string& op_name, const c10::OperatorHandle& op);
+  // Runs the candidate there on `inputs` (written back into them as it left them).
+  std::variant<runner::CandidateRun, runner::Failure> call(const std::string& op_name, const torch::jit::Stack& inputs,
+                                                          const runner::CandidateCall& call);
+  // Ends a test there: kills what its kernel left running; how many processes that were.
+  size_t end_test();
+  // Times the candidate there on `input` of `op_name`, known correct: the performance test's outcome.
+  runner::TestOutcome time(const std::string& op_name, const data::InputRecord& input);
+  // Passes a frame of the run on (the baseline cache's news).
+  void forward(const nlohmann::ordered_json& frame);
+  // The kernel's process lost its device context during this test.
+  bool context_lost() const { return context_lost_; }
+  // The kernel's process was stopped for answering out of protocol: the judge ends after the test.
+  bool stopped() const { return !breach_.empty(); }
+
+ private:
+  // Its answer; nullopt once it was stopped (breach_ says why).
+  std::optional<Message> request(Message message);
+  // Stops it for an answer out of protocol.
+  void stop(const std::string& what);
+  std::optional<std::string> receive_frame();
+  void send_frame(const std::string& frame);
+  // Ends this process as the kernel's process ended.
+  [[noreturn]] void end_as_it_did();
+
+  workers::Process process_;
+  std::function<void(std::string)> to_run_;
+  std::function<void()> before_ending_;
+  double launch_floor_ms_ = 0;
+  c10::Device device_;
+  StorageTable storages_{1};
+  bool context_lost_ = false;
+  std::string breach_;  // why it was stopped
+};
+
+}  // namespace backendbench::judge
