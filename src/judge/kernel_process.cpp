@@ -34,7 +34,12 @@ KernelProcess::KernelProcess(const workers::WorkerConfig& config, std::function<
   const Json ready = frame ? Json::parse(*frame, nullptr, false) : Json();
   if (ready.value("type", "") == "ready" && ready.value("launch_floor_ms", Json()).is_number()) {
     launch_floor_ms_ = ready.at("launch_floor_ms").get<double>();
-    return;
+    const std::vector<int> regions = ready.value("regions", std::vector<int>{});
+    if (regions.size() == 2) {
+      to_kernel_ = SharedRegion::open(process_.pid, regions[0]);
+      from_kernel_ = SharedRegion::open(process_.pid, regions[1]);
+      return;
+    }
   }
   const int status = workers::reap(process_, 2000);
   throw std::runtime_error(ready.value("type", "") == "fatal" ? ready.value("message", "")
@@ -78,10 +83,9 @@ void KernelProcess::stop(const std::string& what) {
   ::kill(process_.pid, SIGKILL);
 }
 
-std::optional<Message> KernelProcess::request(Message message) {
+std::optional<Json> KernelProcess::request(const Json& message) {
   if (stopped()) return std::nullopt;
-  const SendFrame send = [this](std::string frame) { return workers::send_frame(process_.socket, frame); };
-  if (!send_message(send, std::move(message))) end_as_it_did();
+  send_frame(message.dump(-1, ' ', false, Json::error_handler_t::replace));
   // The phases the kernel's process goes through are this test's (the run's deadlines count them); a timing
   // waits until this process holds the device alone for it.
   std::optional<runner::PhaseScope> mirrored;
@@ -89,21 +93,14 @@ std::optional<Message> KernelProcess::request(Message message) {
     while (true) {
       auto frame = receive_frame();
       if (!frame) end_as_it_did();
-      Json header = Json::parse(*frame, nullptr, false);
-      if (!header.is_object()) throw std::runtime_error("a frame that is not a JSON object");
-      if (header.value("type", "") == "phase") {
-        const auto phase = results::phase_from_name(header.value("phase", ""));
-        if (!phase) throw std::runtime_error("a phase of no name it knows");
-        mirrored.reset();
-        mirrored.emplace(*phase);
-        if (*phase == runner::Phase::timing) send_frame(Json{{"type", "go"}}.dump());
-        continue;
-      }
-      const Json size = header.value("bytes", Json());
-      if (!size.is_number_unsigned()) throw std::runtime_error("an answer that does not say how many bytes follow");
-      auto bytes = receive_bytes([this] { return receive_frame(); }, size.get<size_t>());
-      if (!bytes) end_as_it_did();
-      return Message{.header = std::move(header), .bytes = std::move(*bytes)};
+      Json answer = Json::parse(*frame, nullptr, false);
+      if (!answer.is_object()) throw std::runtime_error("a frame that is not a JSON object");
+      if (answer.value("type", "") != "phase") return answer;
+      const auto phase = results::phase_from_name(answer.value("phase", ""));
+      if (!phase) throw std::runtime_error("a phase of no name it knows");
+      mirrored.reset();
+      mirrored.emplace(*phase);
+      if (*phase == runner::Phase::timing) send_frame(Json{{"type", "go"}}.dump());
     }
   } catch (const std::exception& e) {
     mirrored.reset();
@@ -115,12 +112,10 @@ std::optional<Message> KernelProcess::request(Message message) {
 runner::LoadedKernel KernelProcess::load(const std::string& op_name, const c10::OperatorHandle& op) {
   (void)op;
   runner::LoadedKernel loaded;
-  const auto answer = request({.header = {{"type", "load"}, {"op", op_name}}});
+  const auto answer = request({{"type", "load"}, {"op", op_name}});
   try {
-    if (answer && answer->header.contains("unknown")) {
-      throw std::runtime_error("it does not know the operator " + op_name);
-    }
-    if (answer) loaded = loaded_from_json(answer->header);
+    if (answer && answer->contains("unknown")) throw std::runtime_error("it does not know the operator " + op_name);
+    if (answer) loaded = loaded_from_json(*answer);
   } catch (const std::exception& e) {
     stop(e.what());
   }
@@ -143,25 +138,28 @@ std::variant<runner::CandidateRun, runner::Failure> KernelProcess::call(const st
         ParcelWriter writer(storages_);
         writer.add(inputs);
         parcel = writer.finish();
+        parcel.write(to_kernel_.reserve(parcel.size));
       })) {
     return *f;
   }
-  const auto answer = request({.header = {{"type", "candidate"},
-                                          {"op", op_name},
-                                          {"observe", c.observe},
-                                          {"written", c.written},
-                                          {"watched", to_json(c.watched)},
-                                          {"inputs", std::move(parcel.values.at(0))},
-                                          {"storages", std::move(parcel.storages)}},
-                               .bytes = std::move(parcel.bytes)});
+  const auto answer = request({{"type", "candidate"},
+                               {"op", op_name},
+                               {"observe", c.observe},
+                               {"written", c.written},
+                               {"watched", to_json(c.watched)},
+                               {"inputs", std::move(parcel.values.at(0))},
+                               {"storages", std::move(parcel.storages)},
+                               {"size", parcel.size}});
   try {
     if (answer) {
-      const Json& h = answer->header;
+      const Json& h = *answer;
       if (h.contains("failure")) {
         context_lost_ = context_lost_ || h.value("context_lost", false);
         return failure_from_json(h.at("failure"));
       }
-      ParcelReader reader(h.at("storages"), answer->bytes, storages_, {c10::kCPU, c10::kMeta, device_.type()});
+      const size_t size = h.at("size").get<size_t>();
+      ParcelReader reader(h.at("storages"), {from_kernel_.view(size), size}, storages_,
+                          {c10::kCPU, c10::kMeta, device_.type()});
       const Json& values = h.at("values");
       runner::CandidateRun run{.inputs = inputs};
       reader.update(run.inputs, values.at(0));
@@ -189,14 +187,14 @@ std::variant<runner::CandidateRun, runner::Failure> KernelProcess::call(const st
 runner::TestOutcome KernelProcess::time(const std::string& op_name, const data::InputRecord& input) {
   const runner::TestJob job{.op_name = op_name, .kind = runner::TestKind::performance, .input = input,
                             .known_correct = true};
-  const auto answer = request({.header = {{"type", "time"}, {"job", runner::to_json(job)}}});
+  const auto answer = request({{"type", "time"}, {"job", runner::to_json(job)}});
   try {
     if (answer) {
-      context_lost_ = context_lost_ || answer->header.value("context_lost", false);
-      if (const auto reason = answer->header.value("baseline_dropped", Json()); reason.is_string()) {
+      context_lost_ = context_lost_ || answer->value("context_lost", false);
+      if (const auto reason = answer->value("baseline_dropped", Json()); reason.is_string()) {
         to_run_(Json{{"type", "baseline_dropped"}, {"reason", reason}}.dump());
       }
-      return runner::outcome_from_json(answer->header.at("outcome"));
+      return runner::outcome_from_json(answer->at("outcome"));
     }
   } catch (const std::exception& e) {
     stop(e.what());
@@ -206,8 +204,8 @@ runner::TestOutcome KernelProcess::time(const std::string& op_name, const data::
 
 size_t KernelProcess::end_test() {
   storages_.clear();
-  const auto answer = request({.header = {{"type", "end_test"}}});
-  const Json left = answer ? answer->header.value("left", Json()) : Json();
+  const auto answer = request({{"type", "end_test"}});
+  const Json left = answer ? answer->value("left", Json()) : Json();
   return left.is_number_unsigned() ? left.get<size_t>() : 0;
 }
 

@@ -28,8 +28,8 @@
 
 #include <ATen/core/dispatch/Dispatcher.h>
 
-#include "judge/channel.h"
 #include "judge/parcel.h"
+#include "judge/shared_region.h"
 #include "runner/executor.h"
 #include "runner/sides.h"
 #include "workers/courier.h"
@@ -71,7 +71,7 @@ class KernelProcess {
 
  private:
   // Its answer; nullopt once it was stopped (breach_ says why).
-  std::optional<Message> request(Message message);
+  std::optional<nlohmann::ordered_json> request(const nlohmann::ordered_json& message);
   // Stops it for an answer out of protocol.
   void stop(const std::string& what);
   std::optional<std::string> receive_frame();
@@ -85,6 +85,7 @@ class KernelProcess {
   double launch_floor_ms_ = 0;
   c10::Device device_;
   StorageTable storages_{1};
+  SharedRegion to_kernel_, from_kernel_;
   bool context_lost_ = false;
   std::string breach_;  // why it was stopped
 };

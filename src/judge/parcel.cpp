@@ -21,16 +21,13 @@ at::Tensor bytes_of(const c10::Storage& storage) {
       .set_(storage, 0, {static_cast<int64_t>(storage.nbytes())}, {1});
 }
 
-void append_bytes(std::string& out, const c10::Storage& storage) {
+void read_bytes(const c10::Storage& storage, char* out) {
   const size_t n = storage.nbytes();
   if (n == 0 || storage.device().is_meta()) return;
-  const size_t at = out.size();
-  out.resize(at + n);
   if (storage.device().is_cpu()) {
-    std::memcpy(out.data() + at, storage.data(), n);
+    std::memcpy(out, storage.data(), n);
   } else {
-    const at::Tensor host = bytes_of(storage).to(at::kCPU);
-    std::memcpy(out.data() + at, host.data_ptr(), n);
+    at::from_blob(out, {static_cast<int64_t>(n)}, at::kByte).copy_(bytes_of(storage));
   }
 }
 
@@ -167,7 +164,15 @@ StorageSnapshot::StorageSnapshot(const torch::jit::Stack& stack) {
 bool StorageSnapshot::unchanged(const c10::Storage& storage) const {
   const auto it = copies_.find(storage.unsafeGetStorageImpl());
   if (it == copies_.end() || static_cast<size_t>(it->second.numel()) != storage.nbytes()) return false;
+  if (storage.device().is_cpu()) return std::memcmp(storage.data(), it->second.const_data_ptr(), storage.nbytes()) == 0;
   return at::equal(bytes_of(storage), it->second);
+}
+
+void Parcel::write(char* destination) const {
+  for (const c10::Storage& storage : contents) {
+    read_bytes(storage, destination);
+    destination += storage.device().is_meta() ? 0 : storage.nbytes();
+  }
 }
 
 int64_t StorageTable::number_of(const c10::Storage& storage) {
@@ -272,7 +277,8 @@ Json ParcelWriter::describe(const c10::IValue& v) {
     if (kept_ && kept_->unchanged(storage)) {
       entry["kept"] = true;
     } else {
-      append_bytes(parcel_.bytes, storage);
+      parcel_.contents.push_back(storage);
+      parcel_.size += storage.device().is_meta() ? 0 : storage.nbytes();
     }
     parcel_.storages.push_back(std::move(entry));
   }
@@ -288,7 +294,7 @@ Json ParcelWriter::describe(const c10::IValue& v) {
                 {"ng", t.is_neg()}}}};
 }
 
-ParcelReader::ParcelReader(const Json& storages, const std::string& bytes, StorageTable& table,
+ParcelReader::ParcelReader(const Json& storages, std::string_view bytes, StorageTable& table,
                            std::vector<c10::DeviceType> devices)
     : table_(table), devices_(std::move(devices)) {
   if (!storages.is_array()) throw ParcelError("a parcel's storages are not a list");
@@ -307,15 +313,14 @@ ParcelReader::ParcelReader(const Json& storages, const std::string& bytes, Stora
       }
       continue;
     }
-    if (nbytes < 0 || static_cast<uint64_t>(nbytes) > bytes.size() - at) {
-      throw ParcelError("a parcel's storage is larger than the bytes it came with");
-    }
+    const size_t span = device.is_meta() ? 0 : static_cast<size_t>(nbytes);  // meta tensors have no bytes
+    if (nbytes < 0 || span > bytes.size() - at) throw ParcelError("a parcel's storage is larger than the bytes it came with");
     c10::Storage storage = known && known->nbytes() == static_cast<size_t>(nbytes) && known->device() == device
                                ? *known
                                : at::empty({nbytes}, at::TensorOptions().dtype(at::kByte).device(device)).storage();
-    write_bytes(storage, bytes.data() + at, static_cast<size_t>(nbytes));
+    write_bytes(storage, bytes.data() + at, span);
     table_.put(id, std::move(storage));
-    at += static_cast<size_t>(nbytes);
+    at += span;
   }
 }
 

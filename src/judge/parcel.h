@@ -22,6 +22,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <ATen/core/ivalue.h>
@@ -37,12 +38,15 @@ struct ParcelError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// A stack's description (`values`), its storages' numbers and sizes in the
-// order of `bytes`, and their contents one after another.
+// A stack's description (`values`), its storages' numbers and sizes, and
+// the storages whose bytes follow, one after another (`size` in all).
 struct Parcel {
   nlohmann::ordered_json values = nlohmann::ordered_json::array();
   nlohmann::ordered_json storages = nlohmann::ordered_json::array();
-  std::string bytes;
+  std::vector<c10::Storage> contents;
+  size_t size = 0;
+  // Copies the contents' bytes to `destination` (room for `size`).
+  void write(char* destination) const;
 };
 
 // One side's storages by number, for the length of a test.
@@ -104,7 +108,7 @@ class ParcelWriter {
 // `devices`: the kinds of device its tensors may live on.
 class ParcelReader {
  public:
-  ParcelReader(const nlohmann::ordered_json& storages, const std::string& bytes, StorageTable& table,
+  ParcelReader(const nlohmann::ordered_json& storages, std::string_view bytes, StorageTable& table,
                std::vector<c10::DeviceType> devices);
   // A new stack from `values` (a list): tags decide what each value is; `types`, where given (a schema's
   // argument types, one per value), give lists their element types; `first`: the stack a tensor described

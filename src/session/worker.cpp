@@ -15,7 +15,6 @@
 
 #include "backends/backend.h"
 #include "judge/candidate_service.h"
-#include "judge/channel.h"
 #include "judge/kernel_process.h"
 #include "runner/executor.h"
 #include "session/backends.h"
@@ -185,12 +184,11 @@ int serve_as_worker() {
        .after_test = [&](const runner::TestJob& job, runner::TestOutcome& outcome) {
          if (config.sandbox.enabled) apply_sandbox_verdict(job, outcome, kill_leftovers());
        },
-       .other_frame = [&](const nlohmann::ordered_json& header, workers::Courier& line) {
-         const auto bytes = judge::receive_bytes([&] { return line.receive(); }, header.value("bytes", size_t{0}));
-         if (!bytes) return;
-         judge::send_message([&](std::string frame) { return line.send(std::move(frame)); },
-                             candidates.answer({.header = header, .bytes = *bytes}));
-       }});
+       .other_frame =
+           [&](const nlohmann::ordered_json& request, workers::Courier& line) {
+             line.send(candidates.answer(request).dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+           },
+       .regions = candidates.regions()});
   kill_leftovers();  // nothing outlives the worker
   return status;
 }

@@ -44,8 +44,8 @@ bool receive_all(int fd, char* data, size_t size) {
 
 bool send_frame(int fd, std::string_view payload) {
   if (payload.size() > kMaxFrameBytes) return false;
-  const std::string frame = encode_length(static_cast<uint32_t>(payload.size())) + std::string(payload);
-  return send_all(fd, frame.data(), frame.size());
+  const std::string length = encode_length(static_cast<uint32_t>(payload.size()));
+  return send_all(fd, length.data(), length.size()) && send_all(fd, payload.data(), payload.size());
 }
 
 std::optional<std::string> receive_frame(int fd) {

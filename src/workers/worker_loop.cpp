@@ -88,7 +88,9 @@ class PhaseReporter {
 
 int serve_jobs(Courier& courier, const WorkerSide& w) {
   Sender sender(courier);
-  if (!sender.send({{"type", "ready"}, {"launch_floor_ms", w.launch_floor_ms}})) return 0;
+  Json ready{{"type", "ready"}, {"launch_floor_ms", w.launch_floor_ms}};
+  if (!w.regions.empty()) ready["regions"] = w.regions;
+  if (!sender.send(ready)) return 0;
   PhaseReporter phases(sender, courier, w.lock);
   bool told_drop = false;
   while (auto frame = courier.receive()) {

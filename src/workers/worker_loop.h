@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <vector>
 
 #include <c10/core/Device.h>
 #include <nlohmann/json.hpp>
@@ -34,6 +35,8 @@ struct WorkerSide {
   std::function<bool()> context_lost;
   // Whether this process must end once the test's result is sent (a judge whose kernel's process was stopped).
   std::function<bool()> must_end;
+  // The shared regions a judge opens (judge/shared_region.h), said in the "ready" frame.
+  std::vector<int> regions;
 };
 
 // Sends "ready", then serves the jobs that come through `courier` until the run closes the socket;

@@ -8,7 +8,6 @@
 #include <cmath>
 #include <limits>
 
-#include "judge/channel.h"
 #include "judge/parcel.h"
 
 namespace backendbench::judge {
@@ -18,13 +17,20 @@ using Json = nlohmann::ordered_json;
 
 const std::vector<c10::DeviceType> kCpu{c10::kCPU};
 
+// A parcel's bytes, as they would be in a shared region.
+std::string bytes_of(const Parcel& parcel) {
+  std::string bytes(parcel.size, '\0');
+  parcel.write(bytes.data());
+  return bytes;
+}
+
 // `stack` written on the judge's side and read on the kernel's.
 torch::jit::Stack crossed(StorageTable& judge, StorageTable& kernel, const torch::jit::Stack& stack,
                           const std::vector<c10::TypePtr>& types = {}) {
   ParcelWriter writer(judge);
   writer.add(stack);
   const Parcel parcel = writer.finish();
-  ParcelReader reader(parcel.storages, parcel.bytes, kernel, kCpu);
+  ParcelReader reader(parcel.storages, bytes_of(parcel), kernel, kCpu);
   return reader.stack(parcel.values.at(0), types);
 }
 
@@ -124,7 +130,7 @@ TEST(Parcel, TheJudgesInputsTakeWhatTheCandidateDidToThem) {
   writer.add(theirs);
   writer.add({their_self.select(0, 0).narrow(0, 1, 2), at::ones({2}), their_self});
   const Parcel answer = writer.finish();
-  ParcelReader reader(answer.storages, answer.bytes, judge, kCpu);
+  ParcelReader reader(answer.storages, bytes_of(answer), judge, kCpu);
   torch::jit::Stack after = inputs;
   reader.update(after, answer.values.at(0));
   const torch::jit::Stack outputs = reader.stack(answer.values.at(1), {}, &after);
@@ -145,15 +151,16 @@ TEST(Parcel, StoragesLeftUnchangedCrossWithoutTheirBytes) {
   ParcelWriter writer(kernel, &before);
   writer.add(theirs);
   const Parcel answer = writer.finish();
-  EXPECT_EQ(answer.bytes.size(), 1000u * sizeof(float)) << "only the written input's bytes";
+  EXPECT_EQ(answer.size, 1000u * sizeof(float)) << "only the written input's bytes";
   EXPECT_TRUE(answer.storages[0].value("kept", false));
-  ParcelReader reader(answer.storages, answer.bytes, judge, kCpu);
+  const std::string bytes = bytes_of(answer);
+  ParcelReader reader(answer.storages, bytes, judge, kCpu);
   torch::jit::Stack after = inputs;
   reader.update(after, answer.values.at(0));
   EXPECT_TRUE(at::equal(inputs[0].toTensor(), at::arange(1000, at::kFloat)));
   EXPECT_TRUE(at::equal(inputs[1].toTensor(), at::full({1000}, 7.0)));
   StorageTable stranger(1);
-  EXPECT_THROW(ParcelReader(answer.storages, answer.bytes, stranger, kCpu), ParcelError)
+  EXPECT_THROW(ParcelReader(answer.storages, bytes, stranger, kCpu), ParcelError)
       << "a storage kept that the reader never had";
 }
 
@@ -162,25 +169,26 @@ TEST(Parcel, ADescriptionThatDoesNotFitIsRefused) {
   ParcelWriter writer(judge);
   writer.add({at::zeros({4})});
   const Parcel good = writer.finish();
+  const std::string good_bytes = bytes_of(good);
   const auto read = [&](const Json& storages, const std::string& bytes, const Json& values) {
     StorageTable table(-1);
     ParcelReader reader(storages, bytes, table, kCpu);
     return reader.stack(values);
   };
-  EXPECT_NO_THROW(read(good.storages, good.bytes, good.values.at(0)));
+  EXPECT_NO_THROW(read(good.storages, good_bytes, good.values.at(0)));
   Json beyond = good.values.at(0);
   beyond[0]["t"]["sz"] = {5};
-  EXPECT_THROW(read(good.storages, good.bytes, beyond), ParcelError);
+  EXPECT_THROW(read(good.storages, good_bytes, beyond), ParcelError);
   Json huge = good.values.at(0);
   huge[0]["t"]["sr"] = {int64_t{1} << 47};
   huge[0]["t"]["sz"] = {int64_t{1} << 47};
-  EXPECT_THROW(read(good.storages, good.bytes, huge), ParcelError);
-  EXPECT_THROW(read(good.storages, good.bytes.substr(1), good.values.at(0)), ParcelError);
+  EXPECT_THROW(read(good.storages, good_bytes, huge), ParcelError);
+  EXPECT_THROW(read(good.storages, good_bytes.substr(1), good.values.at(0)), ParcelError);
   Json elsewhere = good.storages;
   elsewhere[0]["dev"] = "cuda:0";
-  EXPECT_THROW(read(elsewhere, good.bytes, good.values.at(0)), ParcelError);
+  EXPECT_THROW(read(elsewhere, good_bytes, good.values.at(0)), ParcelError);
   Json untagged = Json::array({Json{{"q", 1}}});
-  EXPECT_THROW(read(good.storages, good.bytes, untagged), ParcelError);
+  EXPECT_THROW(read(good.storages, good_bytes, untagged), ParcelError);
 }
 
 // What a tensor is beyond its values crosses too: a Python number wrapped as a
@@ -211,31 +219,6 @@ TEST(Parcel, WhatCannotCrossSaysSo) {
   ParcelWriter writer(judge);
   EXPECT_THROW(writer.add({c10::IValue(at::detail::getDefaultCPUGenerator())}), ParcelError);
   EXPECT_THROW(writer.add({at::quantize_per_tensor(at::ones({2}), 0.1, 0, at::kQUInt8)}), ParcelError);
-}
-
-TEST(Channel, AMessagesBytesFollowItsHeaderInFrames) {
-  std::deque<std::string> line;
-  const SendFrame send = [&](std::string frame) {
-    line.push_back(std::move(frame));
-    return true;
-  };
-  const ReceiveFrame receive = [&]() -> std::optional<std::string> {
-    if (line.empty()) return std::nullopt;
-    std::string frame = std::move(line.front());
-    line.pop_front();
-    return frame;
-  };
-  ASSERT_TRUE(send_message(send, {.header = {{"type", "x"}}, .bytes = std::string(1000, 'b')}));
-  const auto message = receive_message(receive);
-  ASSERT_TRUE(message);
-  EXPECT_EQ(message->header.value("type", ""), "x");
-  EXPECT_EQ(message->bytes, std::string(1000, 'b'));
-  line = {Json{{"bytes", 4}}.dump(), "abcdef"};
-  EXPECT_THROW(receive_message(receive), std::runtime_error);
-  line = {"not json"};
-  EXPECT_THROW(receive_message(receive), std::runtime_error);
-  line = {Json{{"bytes", 4}}.dump(), "ab"};
-  EXPECT_FALSE(receive_message(receive)) << "the line ended before the bytes did";
 }
 
 }  // namespace
