@@ -98,11 +98,11 @@ Json CandidateService::run(const Json& h) {
                                    .written = h.at("written").get<std::vector<size_t>>(),
                                    .watched = operators_from_json(h.at("watched"))};
   const StorageSnapshot before(inputs);  // what the candidate only read goes back without its bytes
-  // A library's first call in a process may start work on streams of its own (cuDNN's and cuBLAS's set-up)
-  // that its later calls do not: such work on the first call is judged by a second call on the same values.
-  const bool first_call = called_.insert(h.at("op").get<std::string>()).second;
+  // A library's first call with new shapes in a process may do work on streams of its own (cuDNN's set-up)
+  // that its later calls do not (in a run without a judge ATen's reference call did it first, in the same
+  // process): work off the stream is judged by a second call on the same values.
   std::optional<torch::jit::Stack> again;
-  if (first_call && device_.is_cuda()) again = runner::copy_inputs(inputs);
+  if (device_.is_cuda()) again = runner::copy_inputs(inputs);
   auto ran = runner::run_candidate(op->kernel(), inputs, device_, call);
   if (auto* f = std::get_if<runner::Failure>(&ran)) return failed(*f);
   runner::CandidateRun& r = std::get<runner::CandidateRun>(ran);

@@ -18,7 +18,6 @@
 #pragma once
 
 #include <functional>
-#include <set>
 #include <string>
 
 #include <c10/core/Device.h>
@@ -54,7 +53,6 @@ class CandidateService {
   bool told_drop_ = false;
   StorageTable storages_{-1};
   SharedRegion from_judge_, to_judge_;
-  std::set<std::string> called_;  // operators whose candidate was called in this process
 };
 
 }  // namespace backendbench::judge

@@ -44,6 +44,9 @@ struct WorkerSpec {
   // Workers confine kernels (workers/sandbox.h); off by request (--no-sandbox)
   // or with $BACKENDBENCH_NO_SANDBOX=1, with a loud warning.
   bool sandbox = true;
+  // Workers are judges: ATen's reference and the verdicts out of the kernels' processes
+  // (judge/kernel_process.h); by request (--judge) or with $BACKENDBENCH_JUDGE=1.
+  bool judge = false;
   std::string executable;             // the worker binary; "": this executable
 };
 

@@ -132,14 +132,8 @@ class Pool {
     for (const auto& device : options.worker_devices) slots_.push_back({.device = device});
     warn_about_sandbox(config_.sandbox.enabled);
     config_.guarded = {::getpid()};
-    // Each worker a judge with a kernel's process of its own (judge/kernel_process.h), unless left out for diagnosis.
-    const auto skipped = sandbox_parts_skipped();
-    judged_ = std::find(skipped.begin(), skipped.end(), "judge") == skipped.end();
-    if (!judged_) {
-      BB_LOG(warning) << "**************** BACKENDBENCH_SANDBOX_SKIP=judge: ATen's reference and the comparison of "
-                         "outputs run in the kernel's own process, where its code can reach them (docs/sandbox.md) "
-                         "****************";
-    }
+    if (options.judge) BB_LOG(info) << "workers are judges: each keeps ATen's reference and the verdicts to itself "
+                                       "and runs kernels in a sandboxed worker of its own (docs/sandbox.md)";
     if (config_.sandbox.enabled) {
       // Orphans of the workers' kernels come to the run, which kills them
       // (processes it had before the pool are never touched).
@@ -200,7 +194,8 @@ class Pool {
       env = worker_environment(environ, config.sandbox.scratch_dir);
     }
     try {
-      slot.process = spawn_worker({executable_, judged_ ? "__judge" : "__worker"}, config.sandbox.enabled ? &env : nullptr);
+      slot.process =
+          spawn_worker({executable_, options_.judge ? "__judge" : "__worker"}, config.sandbox.enabled ? &env : nullptr);
     } catch (const std::exception& e) {
       start_failed(slot, e.what());
       return;
@@ -518,7 +513,6 @@ class Pool {
   WorkerConfig config_;  // what new workers are started with (the run may drop the baseline cache)
   const runner::OnFinished& on_finished_;
   std::string executable_;
-  bool judged_ = true;  // workers are judges (judge/kernel_process.h)
   std::vector<Slot> slots_;
   std::deque<size_t> pending_;
   size_t remaining_;

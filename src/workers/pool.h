@@ -32,6 +32,8 @@ struct PoolOptions {
   double start_timeout_s = 600;             // a worker's start-up, and loading (compiling) a kernel
   int max_start_failures = 3;               // in a row, before a worker slot is given up
   std::string executable;                   // the worker binary; empty: this executable
+  // Each worker a judge with a kernel's process of its own (judge/kernel_process.h).
+  bool judge = false;
   // Called when a worker found a cached reference untrue (the cache is then
   // dropped for the run: every worker is told, and new workers start without it).
   std::function<void(const std::string& reason)> on_baseline_dropped;

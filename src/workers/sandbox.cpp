@@ -336,11 +336,11 @@ SandboxApplied enter_sandbox(const SandboxConfig& config, const std::vector<int>
     else if (part == "landlock-own-threads") landlock.own_threads = false;
     else if (part == "seccomp") seccomp = false;
     else if (part == "rlimits") limits = false;
-    else if (part == "line" || part == "judge") continue;  // the courier's own file table, the judge (docs/sandbox.md)
+    else if (part == "line") continue;  // the courier's own file table (session/worker.cpp)
     else {
       throw std::runtime_error("sandbox: BACKENDBENCH_SANDBOX_SKIP names '" + part + "', which is no part of it "
                                "(landlock, landlock-fs, landlock-ioctl, landlock-net, landlock-scopes, "
-                               "landlock-own-threads, seccomp, rlimits, line, judge)");
+                               "landlock-own-threads, seccomp, rlimits, line)");
     }
   }
   if (limits) apply_sandbox_limits();

@@ -48,7 +48,7 @@ struct SandboxApplied {
 // leaves out, for diagnosing a platform on which the sandbox breaks something
 // (docs/sandbox.md): landlock (all of it), landlock-fs, landlock-ioctl,
 // landlock-net, landlock-scopes, landlock-own-threads, seccomp, rlimits, line
-// (session/worker.cpp), judge (workers/pool.cpp).
+// (session/worker.cpp).
 // enter_sandbox refuses a name it does not know.
 std::vector<std::string> sandbox_parts_skipped();
 

@@ -51,9 +51,8 @@ TEST_F(GpuIsolation, DeviceAssertAndIllegalAddressAreRecordedAndHealthyKernelsPa
 }
 
 // A kernel that looks for ATen's answer in the GPU memory of its process (the
-// caching allocator's blocks) finds none: the reference is in the judge's own
-// CUDA context. With the reference in the kernel's process
-// (BACKENDBENCH_SANDBOX_SKIP=judge) the same kernel finds it and passes.
+// caching allocator's blocks) finds none with --judge: the reference is in the
+// judge's own CUDA context. Without a judge the same kernel finds it and passes.
 TEST_F(GpuIsolation, AKernelScanningGpuMemoryForAtensAnswerFindsNone) {
   write("relu.txt", "Operator: aten.relu.default\ncnt: 1, ((T([64, 32], f32),), {})\n");
   std::filesystem::copy(fixture("sandbox_kernels_cuda") / "scan_gpu_for_reference", dir_ / "kernels",
@@ -61,15 +60,18 @@ TEST_F(GpuIsolation, AKernelScanningGpuMemoryForAtensAnswerFindsNone) {
   const std::string args = "--suite torchbench --data relu.txt --backend directory --ops-directory kernels "
                            "--device cuda --test-timeout 60 --log-dir ";
   for (const bool judged : {true, false}) {
-    const Outcome o = run_under(judged ? "" : "BACKENDBENCH_SANDBOX_SKIP=judge", args + (judged ? "judged" : "unjudged"));
+    const Outcome o = run(args + (judged ? "judged --judge" : "unjudged"));
     ASSERT_EQ(o.exit_code, 0) << o.err;
     const auto tests = tests_by_key(read_json(dir_ / (judged ? "judged" : "unjudged") / "full_results.json"));
     ASSERT_EQ(tests.size(), 2u);
     for (const auto& [key, r] : tests) {
       const bool correctness = r["test_type"] == "correctness";
       const bool passed = correctness ? r["is_correct"].get<bool>() : r["successfully_ran"].get<bool>();
-      if (judged) EXPECT_FALSE(passed) << r.dump();
-      if (!judged && correctness) EXPECT_TRUE(passed) << r.dump();
+      if (judged) {
+        EXPECT_FALSE(passed) << r.dump();
+      } else if (correctness) {
+        EXPECT_TRUE(passed) << r.dump();
+      }
     }
     EXPECT_EQ(o.err.find("REFERENCE_FOUND") != std::string::npos, !judged) << o.err;
   }
