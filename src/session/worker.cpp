@@ -105,6 +105,17 @@ std::unique_ptr<workers::DeviceLock> device_lock(const workers::WorkerConfig& co
   return std::make_unique<workers::DeviceLock>(lock_dir, device_lock_key(device));
 }
 
+// How this process runs tests, as the run's configuration says.
+runner::RunOptions run_options_of(const workers::WorkerConfig& config) {
+  runner::RunOptions run;
+  run.device = c10::Device(config.device);
+  run.seed = config.seed;
+  run.secret = config.secret;
+  run.tolerance = config.tolerance;
+  run.timing = config.timing;
+  return run;
+}
+
 // The run's configuration, the first frame on the socket; nullopt when the run is gone.
 std::optional<workers::WorkerConfig> receive_config() {
   // A worker never outlives its run (or its judge), even one killed with SIGKILL.
@@ -149,12 +160,8 @@ int serve_as_worker() {
   runner::RunOptions run;
   double floor_ms = 0;
   try {
-    run.device = c10::Device(config.device);
+    run = run_options_of(config);
     on_device.emplace(run.device);
-    run.seed = config.seed;
-    run.secret = config.secret;
-    run.tolerance = config.tolerance;
-    run.timing = config.timing;
     backend = make_backend(config.backend);
     if (config.baseline_cache) {
       baselines = open_baselines(run.device, timing::BaselineCache::default_dir());
@@ -172,7 +179,7 @@ int serve_as_worker() {
   }
   runner::TestExecutor executor(*backend, run, floor_ms);
   const auto kill_leftovers = [&config] { return config.sandbox.enabled ? workers::kill_descendants() : size_t{0}; };
-  // A judge's requests, when a judge started this worker (session/judge.cpp).
+  // A judge's requests, when a judge started this worker (serve_as_judge).
   judge::CandidateService candidates(executor, run.device, kill_leftovers, baselines.store.get());
   const int status = workers::serve_jobs(
       courier,
@@ -205,12 +212,8 @@ int serve_as_judge() {
   std::unique_ptr<judge::KernelProcess> kernel;
   std::unique_ptr<workers::DeviceLock> lock;
   try {
-    run.device = c10::Device(config.device);
+    run = run_options_of(config);
     on_device.emplace(run.device);
-    run.seed = config.seed;
-    run.secret = config.secret;
-    run.tolerance = config.tolerance;
-    run.timing = config.timing;
     kernel = std::make_unique<judge::KernelProcess>(
         config, [&courier](std::string frame) { courier.send(std::move(frame)); }, [&courier] { courier.flush(); });
     lock = device_lock(config, run.device);
