@@ -12,7 +12,6 @@
 #include "inputs/edge_values.h"
 #include "inputs/materialize.h"
 #include "inputs/neighbours.h"
-#include "observe/aten_tables.h"
 #include "observe/linked_symbols.h"
 #include "ops/bind.h"
 #include "roofline/annotate.h"

@@ -62,7 +62,6 @@ class OperatorRun {
   // The ATen calls made while the kernel's module was imported, judged with
   // every correctness test's borrowed work (observe/borrowed_work.h).
   void set_import_calls(observe::CallCounts calls) { import_calls_ = std::move(calls); }
-  const std::filesystem::path& kernel_source() const { return kernel_.source; }
   const backends::Kernel& kernel() const { return kernel_; }
   const c10::OperatorHandle& op() const { return op_; }
 
