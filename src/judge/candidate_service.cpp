@@ -36,7 +36,9 @@ CandidateService::CandidateService(runner::TestExecutor& executor, c10::Device d
       end_test_(std::move(end_test)),
       baseline_(baseline),
       from_judge_(SharedRegion::create("backendbench-from-judge")),
-      to_judge_(SharedRegion::create("backendbench-to-judge")) {}
+      to_judge_(SharedRegion::create("backendbench-to-judge")),
+      from_judge_on_device_(device),
+      to_judge_on_device_(device) {}
 
 Json CandidateService::answer(const Json& request) {
   const std::string type = request.value("type", "");
@@ -87,9 +89,17 @@ Json CandidateService::run(const Json& h) {
   std::vector<c10::TypePtr> types;
   for (const c10::Argument& a : op->op().schema().arguments()) types.push_back(a.type());
   torch::jit::Stack inputs;
+  at::Tensor back;  // the judge's device buffer for the answer
   if (auto f = runner::capture([&] {
         const size_t size = h.at("size").get<size_t>();
-        ParcelReader reader(h.at("storages"), {from_judge_.view(size), size}, storages_, {device_.type(), c10::kCPU});
+        const Json& buffers = h.at("device_buffers");
+        at::Tensor in;
+        if (!buffers.is_null()) {
+          in = from_judge_on_device_.bytes(buffers.at("in"));
+          back = to_judge_on_device_.bytes(buffers.at("out"));
+        }
+        ParcelReader reader(h.at("storages"), {from_judge_.view(size), size}, storages_, {device_.type(), c10::kCPU},
+                            in);
         inputs = reader.stack(h.at("inputs"), types);
       })) {
     return failed(*f);
@@ -116,13 +126,16 @@ Json CandidateService::run(const Json& h) {
   // The copy made as it returned, unless it is what the results still are: the judge copies those.
   const bool snapshot_as_results = same_bits(r.snapshot, runner::results_of(r.outputs, r.inputs, call.written));
   Parcel parcel;
+  bool on_device = false;
   if (auto f = runner::capture([&] {
         ParcelWriter writer(storages_, &before);
         writer.add(r.inputs);
         writer.add(r.outputs);
         if (!snapshot_as_results) writer.add(r.snapshot);
         parcel = writer.finish();
-        parcel.write(to_judge_.reserve(parcel.size));
+        on_device = back.defined() && parcel.device_size <= static_cast<size_t>(back.numel());
+        parcel.write(to_judge_.reserve(parcel.host_size(on_device)), on_device ? back : at::Tensor());
+        if (on_device) timing::synchronize(device_);  // the bytes are there before the judge reads them
       })) {
     return failed(*f);
   }
@@ -135,7 +148,9 @@ Json CandidateService::run(const Json& h) {
                      {"gpu_kernels", r.gpu_kernels},
                      {"moved", r.moved},
                      {"replaced", r.replaced},
-                     {"size", parcel.size}};
+                     {"size", parcel.host_size(on_device)},
+                     {"on_device", on_device},
+                     {"device_size", parcel.device_size}};
 }
 
 }  // namespace backendbench::judge

@@ -2,17 +2,21 @@
 // is the judge's): load an operator's kernel, run the candidate on the inputs
 // the judge sends and send back what it did, clean up after a test. Only the
 // candidate runs here; ATen's reference and the comparison stay with the judge.
-// Each a JSON frame; a parcel's bytes are in the shared regions (judge/shared_region.h), "size" long.
+// Each a JSON frame; a parcel's bytes are in the shared regions (judge/shared_region.h), "size" long,
+// but for those on a CUDA device, which are in the judge's device buffers (judge/device_buffer.h) when
+// it names them (and the answer says "on_device": they fitted).
 //   judge -> here: {"type": "load", "op": "aten.relu.default"}
 //                  {"type": "candidate", "op": ..., "observe": b, "written": [...], "watched": [...],
-//                   "inputs": [...], "storages": [...], "size": n}
+//                   "inputs": [...], "storages": [...], "size": n,
+//                   "device_buffers": {"in": {"handle": ..., "size": n}, "out": {...}} or null}
 //                  {"type": "time", "job": {...}} (a performance test, its input known correct)
 //                  {"type": "end_test"}
 //   here -> judge: {"type": "loaded", ...judge/wire.h's LoadedKernel} (or {"type": "loaded", "unknown": "..."})
 //                  {"type": "ran", "failure": {...}, "context_lost": b} or
 //                  {"type": "ran", "snapshot_as_results": b, "values": [inputs, outputs(, snapshot)],
 //                   "storages": [...], "calls": [...], "stray_work": "...", "gpu_kernels": [...], "moved": [...],
-//                   "replaced": [...], "size": n} (no bytes for storages the candidate left unchanged)
+//                   "replaced": [...], "size": n, "on_device": b, "device_size": n} (no bytes for storages the
+//                   candidate left unchanged)
 //                  {"type": "timed", "outcome": {...}, "context_lost": b, "baseline_dropped": "why" or null}
 //                  {"type": "ended", "left": n}
 #pragma once
@@ -22,6 +26,7 @@
 
 #include <c10/core/Device.h>
 
+#include "judge/device_buffer.h"
 #include "judge/parcel.h"
 #include "judge/shared_region.h"
 #include "runner/executor.h"
@@ -53,6 +58,7 @@ class CandidateService {
   bool told_drop_ = false;
   StorageTable storages_{-1};
   SharedRegion from_judge_, to_judge_;
+  BorrowedBuffer from_judge_on_device_, to_judge_on_device_;
 };
 
 }  // namespace backendbench::judge

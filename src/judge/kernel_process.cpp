@@ -11,6 +11,7 @@
 #include "results/phase.h"
 #include "runner/phase.h"
 #include "runner/job_json.h"
+#include "timing/timer.h"
 #include "util/log.h"
 #include "util/process.h"
 #include "workers/frames.h"
@@ -22,7 +23,11 @@ using Json = nlohmann::ordered_json;
 
 KernelProcess::KernelProcess(const workers::WorkerConfig& config, std::function<void(std::string)> to_run,
                              std::function<void()> before_ending)
-    : to_run_(std::move(to_run)), before_ending_(std::move(before_ending)), device_(config.device) {
+    : to_run_(std::move(to_run)),
+      before_ending_(std::move(before_ending)),
+      device_(config.device),
+      to_kernel_on_device_(device_),
+      from_kernel_on_device_(device_) {
   workers::WorkerConfig own = config;
   own.guarded.push_back(::getpid());
   // Its environment is this process's, which the run chose (no secrets; its scratch folder).
@@ -134,11 +139,19 @@ std::variant<runner::CandidateRun, runner::Failure> KernelProcess::call(const st
                                                                        const torch::jit::Stack& inputs,
                                                                        const runner::CandidateCall& c) {
   Parcel parcel;
+  const bool on_device = device_.is_cuda();
+  Json buffers = nullptr;
   if (auto f = runner::capture([&] {
         ParcelWriter writer(storages_);
         writer.add(inputs);
         parcel = writer.finish();
-        parcel.write(to_kernel_.reserve(parcel.size));
+        const at::Tensor device_bytes = on_device ? to_kernel_on_device_.reserve(parcel.device_size) : at::Tensor();
+        parcel.write(to_kernel_.reserve(parcel.host_size(on_device)), device_bytes);
+        if (on_device) {
+          from_kernel_on_device_.reserve(parcel.device_size);  // outputs as large as the inputs cross on the device
+          buffers = {{"in", to_kernel_on_device_.lent()}, {"out", from_kernel_on_device_.lent()}};
+          timing::synchronize(device_);  // the bytes are there before the kernel's process reads them
+        }
       })) {
     return *f;
   }
@@ -149,7 +162,8 @@ std::variant<runner::CandidateRun, runner::Failure> KernelProcess::call(const st
                                {"watched", to_json(c.watched)},
                                {"inputs", std::move(parcel.values.at(0))},
                                {"storages", std::move(parcel.storages)},
-                               {"size", parcel.size}});
+                               {"size", parcel.host_size(on_device)},
+                               {"device_buffers", std::move(buffers)}});
   try {
     if (answer) {
       const Json& h = *answer;
@@ -158,8 +172,14 @@ std::variant<runner::CandidateRun, runner::Failure> KernelProcess::call(const st
         return failure_from_json(h.at("failure"));
       }
       const size_t size = h.at("size").get<size_t>();
+      const bool back_on_device = on_device && h.at("on_device").get<bool>();
       ParcelReader reader(h.at("storages"), {from_kernel_.view(size), size}, storages_,
-                          {c10::kCPU, c10::kMeta, device_.type()});
+                          {c10::kCPU, c10::kMeta, device_.type()},
+                          back_on_device ? from_kernel_on_device_.bytes() : at::Tensor());
+      // Its buffer is written again only once the copies out of it are done.
+      if (on_device) timing::synchronize(device_);
+      // Outputs that did not fit cross through host memory this once.
+      if (on_device && !back_on_device) from_kernel_on_device_.reserve(h.at("device_size").get<size_t>());
       const Json& values = h.at("values");
       runner::CandidateRun run{.inputs = inputs};
       reader.update(run.inputs, values.at(0));

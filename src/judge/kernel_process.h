@@ -28,6 +28,7 @@
 
 #include <ATen/core/dispatch/Dispatcher.h>
 
+#include "judge/device_buffer.h"
 #include "judge/parcel.h"
 #include "judge/shared_region.h"
 #include "runner/executor.h"
@@ -86,6 +87,8 @@ class KernelProcess {
   c10::Device device_;
   StorageTable storages_{1};
   SharedRegion to_kernel_, from_kernel_;
+  // Tensors on the device cross through these, where the run is on a CUDA device.
+  LentBuffer to_kernel_on_device_, from_kernel_on_device_;
   bool context_lost_ = false;
   std::string breach_;  // why it was stopped
 };

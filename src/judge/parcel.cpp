@@ -168,10 +168,18 @@ bool StorageSnapshot::unchanged(const c10::Storage& storage) const {
   return at::equal(bytes_of(storage), it->second);
 }
 
-void Parcel::write(char* destination) const {
+void Parcel::write(char* host, const at::Tensor& device) const {
+  int64_t on_device = 0;
   for (const c10::Storage& storage : contents) {
-    read_bytes(storage, destination);
-    destination += storage.device().is_meta() ? 0 : storage.nbytes();
+    const auto n = static_cast<int64_t>(storage.nbytes());
+    if (storage.device().is_meta()) continue;
+    if (storage.device().is_cuda() && device.defined()) {
+      device.narrow(0, on_device, n).copy_(bytes_of(storage));
+      on_device += n;
+    } else {
+      read_bytes(storage, host);
+      host += n;
+    }
   }
 }
 
@@ -278,7 +286,9 @@ Json ParcelWriter::describe(const c10::IValue& v) {
       entry["kept"] = true;
     } else {
       parcel_.contents.push_back(storage);
-      parcel_.size += storage.device().is_meta() ? 0 : storage.nbytes();
+      const size_t n = storage.device().is_meta() ? 0 : storage.nbytes();
+      parcel_.size += n;
+      if (storage.device().is_cuda()) parcel_.device_size += n;
     }
     parcel_.storages.push_back(std::move(entry));
   }
@@ -295,10 +305,11 @@ Json ParcelWriter::describe(const c10::IValue& v) {
 }
 
 ParcelReader::ParcelReader(const Json& storages, std::string_view bytes, StorageTable& table,
-                           std::vector<c10::DeviceType> devices)
+                           std::vector<c10::DeviceType> devices, const at::Tensor& device_bytes)
     : table_(table), devices_(std::move(devices)) {
   if (!storages.is_array()) throw ParcelError("a parcel's storages are not a list");
-  size_t at = 0;
+  size_t at = 0, on_device = 0;
+  const size_t device_room = device_bytes.defined() ? static_cast<size_t>(device_bytes.numel()) : 0;
   for (const Json& s : storages) {
     const int64_t id = integer(field(s, "id"), "storage number");
     const int64_t nbytes = integer(field(s, "nbytes"), "storage size");
@@ -314,13 +325,21 @@ ParcelReader::ParcelReader(const Json& storages, std::string_view bytes, Storage
       continue;
     }
     const size_t span = device.is_meta() ? 0 : static_cast<size_t>(nbytes);  // meta tensors have no bytes
-    if (nbytes < 0 || span > bytes.size() - at) throw ParcelError("a parcel's storage is larger than the bytes it came with");
+    const bool apart = device.is_cuda() && device_bytes.defined();
+    if (nbytes < 0 || (apart ? span > device_room - on_device : span > bytes.size() - at)) {
+      throw ParcelError("a parcel's storage is larger than the bytes it came with");
+    }
     c10::Storage storage = known && known->nbytes() == static_cast<size_t>(nbytes) && known->device() == device
                                ? *known
                                : at::empty({nbytes}, at::TensorOptions().dtype(at::kByte).device(device)).storage();
-    write_bytes(storage, bytes.data() + at, span);
+    if (apart) {
+      if (span > 0) bytes_of(storage).copy_(device_bytes.narrow(0, static_cast<int64_t>(on_device), nbytes));
+      on_device += span;
+    } else {
+      write_bytes(storage, bytes.data() + at, span);
+      at += span;
+    }
     table_.put(id, std::move(storage));
-    at += span;
   }
 }
 

@@ -25,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include <ATen/core/Tensor.h>
 #include <ATen/core/ivalue.h>
 #include <ATen/core/jit_type.h>
 #include <ATen/core/stack.h>
@@ -39,14 +40,19 @@ struct ParcelError : std::runtime_error {
 };
 
 // A stack's description (`values`), its storages' numbers and sizes, and
-// the storages whose bytes follow, one after another (`size` in all).
+// the storages whose bytes follow, one after another (`size` in all, of
+// which `device_size` are on a CUDA device).
 struct Parcel {
   nlohmann::ordered_json values = nlohmann::ordered_json::array();
   nlohmann::ordered_json storages = nlohmann::ordered_json::array();
   std::vector<c10::Storage> contents;
   size_t size = 0;
-  // Copies the contents' bytes to `destination` (room for `size`).
-  void write(char* destination) const;
+  size_t device_size = 0;
+  // Copies the contents' bytes: those on a CUDA device to `device` (bytes on a device, room for
+  // `device_size`) where it is given, the others to `host` (room for the rest), in their order.
+  void write(char* host, const at::Tensor& device = {}) const;
+  // The bytes that go to host memory.
+  size_t host_size(bool device_apart) const { return device_apart ? size - device_size : size; }
 };
 
 // One side's storages by number, for the length of a test.
@@ -101,7 +107,9 @@ class ParcelWriter {
   std::map<const c10::TensorImpl*, std::pair<int64_t, int64_t>> first_;
 };
 
-// Reads a parcel: `storages` (what its header lists) and `bytes`. Storages
+// Reads a parcel: `storages` (what its header lists) and `bytes` (on the
+// host; and `device_bytes` for the storages on a CUDA device, when they
+// were written apart, as Parcel::write does). Storages
 // the table knows by number get the bytes written into them (or are
 // replaced, where their size changed), or keep theirs where the parcel says
 // they are unchanged; others are made on their device.
@@ -109,7 +117,7 @@ class ParcelWriter {
 class ParcelReader {
  public:
   ParcelReader(const nlohmann::ordered_json& storages, std::string_view bytes, StorageTable& table,
-               std::vector<c10::DeviceType> devices);
+               std::vector<c10::DeviceType> devices, const at::Tensor& device_bytes = {});
   // A new stack from `values` (a list): tags decide what each value is; `types`, where given (a schema's
   // argument types, one per value), give lists their element types; `first`: the stack a tensor described
   // as one of the first stack's is taken from (the same tensor, not a copy).

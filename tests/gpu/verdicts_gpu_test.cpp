@@ -1,8 +1,11 @@
 // GPU-only: the verdict pipeline on CUDA. Trace lines whose reference is
 // nondeterministic (scatter_add f16 with atomics), has a sparse f16 output,
 // a cuDNN reserve output (judged by metadata), or cannot run some inputs
-// (cuFFT refuses complex32 sizes that are not powers of two): ATen against
-// ATen scores exactly 1.00 and every exclusion carries its device and reason.
+// (cuFFT refuses complex32 sizes that are not powers of two), or whose first
+// call in a process sets cuDNN up on a stream of its own (convolution_backward):
+// ATen against ATen scores exactly 1.00, with a judge and without (its tensors
+// then cross through the judge's device buffers), and every exclusion carries
+// its device and reason.
 // Then cheats that work on any device fail with their own error_type on CUDA.
 #include <gtest/gtest.h>
 
@@ -32,18 +35,25 @@ TEST_F(VerdictsGpuRun, TraceCasesScoreOneWithEveryExclusionExplained) {
         "cnt: 1, ((T([4, 16], c32), [1], 0, True), {})\n"
         "Operator: aten._cudnn_rnn.default\n"
         "cnt: 1, ((T([5, 3, 8], f16), [T([64, 8], f16), T([64, 16], f16), T([64], f16), T([64], f16)], 4, None, "
-        "T([1, 3, 16], f16), T([1, 3, 16], f16), 2, 16, 0, 1, False, 0.0, True, False, [], None), {})\n");
-  const e2e::Outcome o = run("--suite torchbench --data cases.txt --device cuda --log-dir out");
-  ASSERT_EQ(o.exit_code, 0) << o.err;
-  EXPECT_NE(o.out.find("correctness score (mean pass rate over all operators): 1.00"), std::string::npos) << o.out;
-  for (const auto& r : e2e::read_json(dir_ / "out" / "full_results.json")) {
-    if (r["test_type"] == "correctness") {
-      EXPECT_TRUE(r["is_correct"].get<bool>()) << r.dump();
+        "T([1, 3, 16], f16), T([1, 3, 16], f16), 2, 16, 0, 1, False, 0.0, True, False, [], None), {})\n"
+        "Operator: aten.convolution_backward.default\n"
+        "cnt: 1, ((T([8, 64, 224, 224], f16), T([8, 3, 224, 224], f16), T([64, 3, 3, 3], f16), [64], [1, 1], "
+        "[1, 1], [1, 1], False, [0, 0], 1, [False, True, True]), {})\n");
+  for (const std::string judge : {"", " --judge"}) {
+    SCOPED_TRACE(judge);
+    const std::string out = judge.empty() ? "unjudged" : "judged";
+    const e2e::Outcome o = run("--suite torchbench --data cases.txt --device cuda --log-dir " + out + judge);
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    EXPECT_NE(o.out.find("correctness score (mean pass rate over all operators): 1.00"), std::string::npos) << o.out;
+    for (const auto& r : e2e::read_json(dir_ / out / "full_results.json")) {
+      if (r["test_type"] == "correctness") {
+        EXPECT_TRUE(r["is_correct"].get<bool>()) << r.dump();
+      }
     }
-  }
-  for (const auto& e : e2e::read_json(dir_ / "out" / "excluded_tests.json")) {
-    if (e.value("at_run_time", false)) {
-      EXPECT_NE(e["reason"].get<std::string>().find("cuda"), std::string::npos) << e.dump();
+    for (const auto& e : e2e::read_json(dir_ / out / "excluded_tests.json")) {
+      if (e.value("at_run_time", false)) {
+        EXPECT_NE(e["reason"].get<std::string>().find("cuda"), std::string::npos) << e.dump();
+      }
     }
   }
 }
