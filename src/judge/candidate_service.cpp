@@ -6,6 +6,8 @@
 #include "runner/prepare.h"
 #include "runner/sides.h"
 #include "timing/timer.h"
+#include "util/laps.h"
+#include "util/log.h"
 
 namespace backendbench::judge {
 
@@ -88,6 +90,7 @@ Json CandidateService::run(const Json& h) {
   if (!op) return failed(runner::Failure(results::ErrorType::exception, "the kernel's process has no kernel for it"));
   std::vector<c10::TypePtr> types;
   for (const c10::Argument& a : op->op().schema().arguments()) types.push_back(a.type());
+  util::Laps laps;
   torch::jit::Stack inputs;
   at::Tensor back;  // the judge's device buffer for the answer
   if (auto f = runner::capture([&] {
@@ -107,13 +110,16 @@ Json CandidateService::run(const Json& h) {
   const runner::CandidateCall call{.observe = h.at("observe").get<bool>(),
                                    .written = h.at("written").get<std::vector<size_t>>(),
                                    .watched = operators_from_json(h.at("watched"))};
+  laps.lap("read");
   const StorageSnapshot before(inputs);  // what the candidate only read goes back without its bytes
   // A library's first call with new shapes in a process may do work on streams of its own (cuDNN's set-up)
   // that its later calls do not (in a run without a judge ATen's reference call did it first, in the same
   // process): work off the stream is judged by a second call on the same values.
   std::optional<torch::jit::Stack> again;
   if (device_.is_cuda()) again = runner::copy_inputs(inputs);
+  laps.lap("copies");
   auto ran = runner::run_candidate(op->kernel(), inputs, device_, call);
+  laps.lap("call");
   if (auto* f = std::get_if<runner::Failure>(&ran)) return failed(*f);
   runner::CandidateRun& r = std::get<runner::CandidateRun>(ran);
   if (again && !r.stray_work.empty()) {
@@ -125,6 +131,7 @@ Json CandidateService::run(const Json& h) {
   }
   // The copy made as it returned, unless it is what the results still are: the judge copies those.
   const bool snapshot_as_results = same_bits(r.snapshot, runner::results_of(r.outputs, r.inputs, call.written));
+  laps.lap("compared");
   Parcel parcel;
   bool on_device = false;
   if (auto f = runner::capture([&] {
@@ -133,12 +140,16 @@ Json CandidateService::run(const Json& h) {
         writer.add(r.outputs);
         if (!snapshot_as_results) writer.add(r.snapshot);
         parcel = writer.finish();
+        laps.lap("described");
         on_device = back.defined() && parcel.device_size <= static_cast<size_t>(back.numel());
         parcel.write(to_judge_.reserve(parcel.host_size(on_device)), on_device ? back : at::Tensor());
         if (on_device) timing::synchronize(device_);  // the bytes are there before the judge reads them
       })) {
     return failed(*f);
   }
+  laps.lap("written");
+  BB_LOG(debug) << "the kernel's process, " << h.at("op").get<std::string>() << ": " << laps.str() << " ("
+                << parcel.device_size << " bytes on the device, " << parcel.host_size(on_device) << " on the host)";
   return {{"type", "ran"},
                      {"snapshot_as_results", snapshot_as_results},
                      {"values", std::move(parcel.values)},

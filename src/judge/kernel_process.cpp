@@ -12,6 +12,7 @@
 #include "runner/phase.h"
 #include "runner/job_json.h"
 #include "timing/timer.h"
+#include "util/laps.h"
 #include "util/log.h"
 #include "util/process.h"
 #include "workers/frames.h"
@@ -138,6 +139,7 @@ runner::LoadedKernel KernelProcess::load(const std::string& op_name, const c10::
 std::variant<runner::CandidateRun, runner::Failure> KernelProcess::call(const std::string& op_name,
                                                                        const torch::jit::Stack& inputs,
                                                                        const runner::CandidateCall& c) {
+  util::Laps laps;
   Parcel parcel;
   const bool on_device = device_.is_cuda();
   Json buffers = nullptr;
@@ -155,6 +157,7 @@ std::variant<runner::CandidateRun, runner::Failure> KernelProcess::call(const st
       })) {
     return *f;
   }
+  laps.lap("sent");
   const auto answer = request({{"type", "candidate"},
                                {"op", op_name},
                                {"observe", c.observe},
@@ -164,6 +167,7 @@ std::variant<runner::CandidateRun, runner::Failure> KernelProcess::call(const st
                                {"storages", std::move(parcel.storages)},
                                {"size", parcel.host_size(on_device)},
                                {"device_buffers", std::move(buffers)}});
+  laps.lap("answered");
   try {
     if (answer) {
       const Json& h = *answer;
@@ -196,6 +200,8 @@ std::variant<runner::CandidateRun, runner::Failure> KernelProcess::call(const st
       run.gpu_kernels = h.at("gpu_kernels").get<std::vector<std::string>>();
       run.moved = h.at("moved").get<std::vector<size_t>>();
       run.replaced = h.at("replaced").get<std::vector<std::string>>();
+      laps.lap("read");
+      BB_LOG(debug) << "judge, " << op_name << ": " << laps.str();
       return run;
     }
   } catch (const std::exception& e) {
@@ -207,7 +213,10 @@ std::variant<runner::CandidateRun, runner::Failure> KernelProcess::call(const st
 runner::TestOutcome KernelProcess::time(const std::string& op_name, const data::InputRecord& input) {
   const runner::TestJob job{.op_name = op_name, .kind = runner::TestKind::performance, .input = input,
                             .known_correct = true};
+  util::Laps laps;
   const auto answer = request({{"type", "time"}, {"job", runner::to_json(job)}});
+  laps.lap("timed");
+  BB_LOG(debug) << "judge, " << op_name << ": " << laps.str();
   try {
     if (answer) {
       context_lost_ = context_lost_ || answer->value("context_lost", false);
