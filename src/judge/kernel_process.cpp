@@ -150,7 +150,8 @@ std::variant<runner::CandidateRun, runner::Failure> KernelProcess::call(const st
         const at::Tensor device_bytes = on_device ? to_kernel_on_device_.reserve(parcel.device_size) : at::Tensor();
         parcel.write(to_kernel_.reserve(parcel.host_size(on_device)), device_bytes);
         if (on_device) {
-          from_kernel_on_device_.reserve(parcel.device_size);  // outputs as large as the inputs cross on the device
+          // The answer holds the inputs again and outputs (twice: as returned, and as they are now).
+          from_kernel_on_device_.reserve(2 * parcel.device_size);
           buffers = {{"in", to_kernel_on_device_.lent()}, {"out", from_kernel_on_device_.lent()}};
           timing::synchronize(device_);  // the bytes are there before the kernel's process reads them
         }
