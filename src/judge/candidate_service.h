@@ -4,24 +4,28 @@
 // candidate runs here; ATen's reference and the comparison stay with the judge.
 // Each a JSON frame; a parcel's bytes are in the shared regions (judge/shared_region.h), "size" long,
 // but for those on a CUDA device, which are in the judge's device buffers (judge/device_buffer.h) when
-// it names them (and the answer says "on_device": they fitted).
+// it names them.
 //   judge -> here: {"type": "load", "op": "aten.relu.default"}
 //                  {"type": "candidate", "op": ..., "observe": b, "written": [...], "watched": [...],
 //                   "inputs": [...], "storages": [...], "size": n,
 //                   "device_buffers": {"in": {"handle": ..., "size": n}, "out": {...}} or null}
+//                  {"type": "resend", "out": {"handle": ..., "size": n}} (the last answer's bytes, which did
+//                   not fit the device buffer it named, into this larger one)
 //                  {"type": "time", "job": {...}} (a performance test, its input known correct)
 //                  {"type": "end_test"}
 //   here -> judge: {"type": "loaded", ...judge/wire.h's LoadedKernel} (or {"type": "loaded", "unknown": "..."})
 //                  {"type": "ran", "failure": {...}, "context_lost": b} or
 //                  {"type": "ran", "snapshot_as_results": b, "values": [inputs, outputs(, snapshot)],
 //                   "storages": [...], "calls": [...], "stray_work": "...", "gpu_kernels": [...], "moved": [...],
-//                   "replaced": [...], "size": n, "on_device": b, "device_size": n} (no bytes for storages the
-//                   candidate left unchanged)
+//                   "replaced": [...], "size": n, "device_size": n, "unsent": b} (through host memory, no bytes
+//                   for storages the candidate left unchanged; "unsent": its bytes wait for a resend)
+//                  {"type": "written"} (after a resend)
 //                  {"type": "timed", "outcome": {...}, "context_lost": b, "baseline_dropped": "why" or null}
 //                  {"type": "ended", "left": n}
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 
 #include <c10/core/Device.h>
@@ -48,6 +52,9 @@ class CandidateService {
  private:
   nlohmann::ordered_json run(const nlohmann::ordered_json& request);
   nlohmann::ordered_json time(const nlohmann::ordered_json& request);
+  nlohmann::ordered_json resend(const nlohmann::ordered_json& request);
+  // Writes an answer's bytes: those on the device into `device_bytes` where given.
+  void write(const Parcel& parcel, const at::Tensor& device_bytes);
   // Whether a failed test left the device unusable (a device-side assert): the judge then ends this process.
   bool context_lost_after(bool failed) const;
 
@@ -59,6 +66,7 @@ class CandidateService {
   StorageTable storages_{-1};
   SharedRegion from_judge_, to_judge_;
   BorrowedBuffer from_judge_on_device_, to_judge_on_device_;
+  std::optional<Parcel> unsent_;  // the last answer, when its device bytes did not fit
 };
 
 }  // namespace backendbench::judge

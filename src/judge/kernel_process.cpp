@@ -177,14 +177,18 @@ std::variant<runner::CandidateRun, runner::Failure> KernelProcess::call(const st
         return failure_from_json(h.at("failure"));
       }
       const size_t size = h.at("size").get<size_t>();
-      const bool back_on_device = on_device && h.at("on_device").get<bool>();
+      if (on_device && h.at("unsent").get<bool>()) {
+        // Its answer did not fit the device buffer: a larger one, and its bytes again.
+        from_kernel_on_device_.reserve(h.at("device_size").get<size_t>());
+        const auto written = request({{"type", "resend"}, {"out", from_kernel_on_device_.lent()}});
+        if (!written) return runner::Failure(results::ErrorType::sandbox_violation, breach_);
+        if (written->value("type", "") != "written") throw std::runtime_error("its answer's bytes were not sent");
+      }
       ParcelReader reader(h.at("storages"), {from_kernel_.view(size), size}, storages_,
                           {c10::kCPU, c10::kMeta, device_.type()},
-                          back_on_device ? from_kernel_on_device_.bytes() : at::Tensor());
+                          on_device ? from_kernel_on_device_.bytes() : at::Tensor());
       // Its buffer is written again only once the copies out of it are done.
       if (on_device) timing::synchronize(device_);
-      // Outputs that did not fit cross through host memory this once.
-      if (on_device && !back_on_device) from_kernel_on_device_.reserve(h.at("device_size").get<size_t>());
       const Json& values = h.at("values");
       runner::CandidateRun run{.inputs = inputs};
       reader.update(run.inputs, values.at(0));

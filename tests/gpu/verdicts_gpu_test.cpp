@@ -2,7 +2,8 @@
 // nondeterministic (scatter_add f16 with atomics), has a sparse f16 output,
 // a cuDNN reserve output (judged by metadata), or cannot run some inputs
 // (cuFFT refuses complex32 sizes that are not powers of two), or whose first
-// call in a process sets cuDNN up on a stream of its own (convolution_backward):
+// call in a process sets cuDNN up on a stream of its own (convolution_backward),
+// or whose output outgrows the judge's device buffer for answers (repeat):
 // ATen against ATen scores exactly 1.00, with a judge and without (its tensors
 // then cross through the judge's device buffers), and every exclusion carries
 // its device and reason.
@@ -38,7 +39,9 @@ TEST_F(VerdictsGpuRun, TraceCasesScoreOneWithEveryExclusionExplained) {
         "T([1, 3, 16], f16), T([1, 3, 16], f16), 2, 16, 0, 1, False, 0.0, True, False, [], None), {})\n"
         "Operator: aten.convolution_backward.default\n"
         "cnt: 1, ((T([8, 64, 224, 224], f16), T([8, 3, 224, 224], f16), T([64, 3, 3, 3], f16), [64], [1, 1], "
-        "[1, 1], [1, 1], False, [0, 0], 1, [False, True, True]), {})\n");
+        "[1, 1], [1, 1], False, [0, 0], 1, [False, True, True]), {})\n"
+        "Operator: aten.repeat.default\n"
+        "cnt: 1, ((T([1024, 1024], f32), [8, 8]), {})\n");
   for (const std::string judge : {"", " --judge"}) {
     SCOPED_TRACE(judge);
     const std::string out = judge.empty() ? "unjudged" : "judged";
