@@ -129,10 +129,11 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
                "Run kernels in workers WITHOUT the sandbox (seccomp, Landlock, no secrets in their environment, "
                "their processes killed after each test; see docs/sandbox.md), with a loud warning; also "
                "$BACKENDBENCH_NO_SANDBOX=1. For platforms that lack seccomp or Landlock, and trusted kernels only");
-  cmd.add_flag("--judge", o.judge,
+  cmd.add_flag("--judge,!--no-judge", o.judge,
                "Keep ATen's reference, the comparison of outputs and every correctness verdict out of the kernels' "
-               "processes: each worker is a judge that starts a sandboxed worker of its own for the kernels "
-               "(docs/sandbox.md; costs time on large inputs); also $BACKENDBENCH_JUDGE=1");
+               "processes: each worker is a judge that starts a sandboxed worker of its own for the kernels (the "
+               "default; docs/sandbox.md). --no-judge (or $BACKENDBENCH_JUDGE=0) runs ATen's reference beside the "
+               "kernels, faster, where a kernel can read it");
   cmd.add_option("--p", o.p, "Speedup threshold of the perf@p score")->transform(kFinite)->capture_default_str();
   add_log_level(cmd, o.log_level);
   add_device_option(cmd, o.device, "cuda, cuda:N or cpu (default: cuda when available, else cpu)");

@@ -58,7 +58,7 @@ struct RunOptions {
   size_t worker_memory_limit_mb = 0;
   double worker_cpu_limit_s = 0;
   bool no_sandbox = false;             // workers run kernels without the sandbox (workers/sandbox.h)
-  bool judge = false;                  // workers are judges (judge/kernel_process.h)
+  bool judge = true;                   // workers are judges (judge/kernel_process.h); --no-judge: not
   double p = 1.0;
   std::string log_level = "INFO";
   std::optional<results::DeviceName> device;  // absent: cuda when available, else cpu

@@ -118,7 +118,7 @@ workers::PoolOptions pool_options(const RunRequest& r, const runner::RunOptions&
   const char* no_sandbox = std::getenv("BACKENDBENCH_NO_SANDBOX");
   pool.config.sandbox.enabled = r.workers.sandbox && !(no_sandbox && *no_sandbox && std::string(no_sandbox) != "0");
   const char* judge = std::getenv("BACKENDBENCH_JUDGE");
-  pool.judge = r.workers.judge || (judge && *judge && std::string(judge) != "0");
+  pool.judge = r.workers.judge && !(judge && std::string(judge) == "0");
   return pool;
 }
 

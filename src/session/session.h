@@ -45,8 +45,8 @@ struct WorkerSpec {
   // or with $BACKENDBENCH_NO_SANDBOX=1, with a loud warning.
   bool sandbox = true;
   // Workers are judges: ATen's reference and the verdicts out of the kernels' processes
-  // (judge/kernel_process.h); by request (--judge) or with $BACKENDBENCH_JUDGE=1.
-  bool judge = false;
+  // (judge/kernel_process.h); off by request (--no-judge) or with $BACKENDBENCH_JUDGE=0.
+  bool judge = true;
   std::string executable;             // the worker binary; "": this executable
 };
 

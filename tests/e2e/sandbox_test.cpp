@@ -140,22 +140,22 @@ TEST_F(Sandbox, ResultFramesAKernelWritesNeverReachTheRun) {
 
 // The same attack where the worker's line stays in the shared file table
 // (BACKENDBENCH_SANDBOX_SKIP=line, as where a platform refuses unshare), with
-// --judge: the forged frames reach the judge, which asked for outputs, not
+// a judge: the forged frames reach the judge, which asked for outputs, not
 // verdicts; it stops the kernel's process and fails the test
 // (judge/kernel_process.h).
 TEST_F(Sandbox, ForgedFramesThatReachTheJudgeAreRefused) {
-  const Outcome o = run_attack("forge_result_frames", "BACKENDBENCH_SANDBOX_SKIP=line", "--judge");
+  const Outcome o = run_attack("forge_result_frames", "BACKENDBENCH_SANDBOX_SKIP=line");
   expect_run_whole(o);
   EXPECT_TRUE(has(o.err, "SANDBOX INCOMPLETE")) << o.err;
   expect_relu_failed("SandboxViolation", "answered its judge out of protocol");
   EXPECT_FALSE(has(read_file(dir_ / "out" / "full_results.json"), "forged"));
 }
 
-// And without a judge: the forged frames reach the run, out of their place,
+// And without a judge (--no-judge): the forged frames reach the run, out of their place,
 // and the run refuses them: relu's tests are SandboxViolations, the honest
 // operator's stand.
 TEST_F(Sandbox, ForgedFramesThatReachTheRunAreRefused) {
-  const Outcome o = run_attack("forge_result_frames", "BACKENDBENCH_SANDBOX_SKIP=line");
+  const Outcome o = run_attack("forge_result_frames", "BACKENDBENCH_SANDBOX_SKIP=line", "--no-judge");
   expect_run_whole(o);
   EXPECT_TRUE(has(o.err, "SANDBOX INCOMPLETE")) << o.err;
   EXPECT_TRUE(has(o.err, "its worker sent a frame out of its place ({\"type\":\"started\"")) << o.err;
@@ -165,20 +165,20 @@ TEST_F(Sandbox, ForgedFramesThatReachTheRunAreRefused) {
 
 // A kernel that looks for ATen's answer in its own process's memory (the
 // first values' bytes searched for in /proc/self/mem, a match checked at
-// sampled positions) finds none with --judge: the reference lives in the
+// sampled positions) finds none with a judge: the reference lives in the
 // judge. Both of its tests fail, the performance test at its correctness
 // gate, which the judge runs too.
 TEST_F(Sandbox, WithAJudgeAKernelSearchingItsMemoryForAtensAnswerFindsNone) {
-  const Outcome o = run_attack("scan_for_reference", "", "--judge");
+  const Outcome o = run_attack("scan_for_reference");
   expect_run_whole(o);
   EXPECT_FALSE(has(o.err, "REFERENCE_FOUND")) << o.err;
   expect_relu_failed("MismatchError", "not close");
 }
 
-// The same kernel with ATen's reference in its own process (no --judge)
+// The same kernel with ATen's reference in its own process (--no-judge)
 // finds it and passes: the attack is real (docs/sandbox.md).
 TEST_F(Sandbox, WithoutAJudgeTheSameKernelReadsAtensAnswer) {
-  const Outcome o = run_attack("scan_for_reference");
+  const Outcome o = run_attack("scan_for_reference", "", "--no-judge");
   expect_run_whole(o);
   EXPECT_TRUE(has(o.err, "REFERENCE_FOUND")) << o.err;
   EXPECT_TRUE(relu("correctness").value("is_correct", false)) << relu("correctness").dump();

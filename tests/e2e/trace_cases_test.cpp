@@ -25,11 +25,11 @@ const char* kTrace =
     "Operator: aten.relu.default\n"
     "cnt: 1, ((T([8, 16], f32),), {})\n";
 
-// With and without a judge (--judge: the candidate's inputs and outputs cross
-// between processes as data, sparse ones among them).
+// With a judge (the candidate's inputs and outputs cross between processes as
+// data, sparse ones among them) and without (--no-judge).
 TEST_F(TraceCases, AtenAgainstAtenScoresOneAndEveryExclusionHasItsReason) {
   write("cases.txt", kTrace);
-  for (const std::string judge : {"", " --judge"}) {
+  for (const std::string judge : {"", " --no-judge"}) {
     SCOPED_TRACE(judge);
     std::filesystem::remove_all(dir_ / "out");
     const Outcome o = run("--suite torchbench --data cases.txt --device cpu --log-dir out" + judge);
@@ -58,8 +58,8 @@ TEST_F(TraceCases, AtenAgainstAtenScoresOneAndEveryExclusionHasItsReason) {
 // rows, CTC whose targets must be classes and whose backward takes the
 // forward's buffers, segments that must cover the data, and a bf16 3-d
 // convolution backward on which ATen's CPU kernel returns garbage (then
-// excluded as no reference). ATen scores exactly one on every seed, and with a
-// judge (--judge: wrapped numbers cross between processes as such).
+// excluded as no reference). ATen scores exactly one on every seed, with a
+// judge (wrapped numbers cross between processes as such) and without (--no-judge).
 const char* kRealTrace =
     "Operator: aten.mul.Tensor\n"
     "cnt: 2, ((T([56, 1], i64), 1.0), {})\n"
@@ -83,7 +83,7 @@ const char* kRealTrace =
 
 TEST_F(TraceCases, RealTraceLinesOfOtherModelsScoreOne) {
   write("real.txt", kRealTrace);
-  for (const char* seed : {"0", "1", "2", "0 --judge"}) {
+  for (const char* seed : {"0", "1", "2", "0 --no-judge"}) {
     const Outcome o = run(std::string("--suite torchbench --data real.txt --device cpu --log-dir out --seed ") + seed);
     ASSERT_EQ(o.exit_code, 0) << o.err;
     EXPECT_NE(o.out.find("correctness score (mean pass rate over all operators): 1.00"), std::string::npos)
@@ -106,8 +106,8 @@ TEST_F(TraceCases, RealTraceLinesOfOtherModelsScoreOne) {
 // In-place operators that change a tensor's sizes or strides, not its values (BERT's attention masks, from the
 // published traces: the only lines where ATen against ATen once failed, its second call given the tensor the first
 // had reshaped). Every call starts from the inputs the test defined: ATen scores exactly one, every correctness and
-// performance test passes, on every seed, none left out, with a judge too (--judge: the candidate's self crosses
-// back as the judge's own tensor).
+// performance test passes, on every seed, none left out, with a judge (the candidate's self crosses back as the
+// judge's own tensor) and without (--no-judge).
 const char* kMetadataTrace =
     "Operator: aten.unsqueeze_.default\n"
     "cnt: 2, ((T([2, 12, 64, 192], f16), 1), {})\n"
@@ -122,7 +122,7 @@ const char* kMetadataTrace =
 
 TEST_F(TraceCases, InPlaceMetadataOperatorsScoreOneAgainstThemselves) {
   write("metadata.txt", kMetadataTrace);
-  for (const char* seed : {"0", "1", "0 --judge"}) {
+  for (const char* seed : {"0", "1", "0 --no-judge"}) {
     const Outcome o = run(std::string("--suite torchbench --data metadata.txt --device cpu --log-dir out --seed ") + seed);
     ASSERT_EQ(o.exit_code, 0) << o.err;
     EXPECT_NE(o.out.find("correctness score (mean pass rate over all operators): 1.00"), std::string::npos)

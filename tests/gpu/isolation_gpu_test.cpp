@@ -51,8 +51,8 @@ TEST_F(GpuIsolation, DeviceAssertAndIllegalAddressAreRecordedAndHealthyKernelsPa
 }
 
 // A kernel that looks for ATen's answer in the GPU memory of its process (the
-// caching allocator's blocks) finds none with --judge: the reference is in the
-// judge's own CUDA context. Without a judge the same kernel finds it and passes.
+// caching allocator's blocks) finds none with a judge: the reference is in the
+// judge's own CUDA context. Without one (--no-judge) the same kernel finds it and passes.
 TEST_F(GpuIsolation, AKernelScanningGpuMemoryForAtensAnswerFindsNone) {
   write("relu.txt", "Operator: aten.relu.default\ncnt: 1, ((T([64, 32], f32),), {})\n");
   std::filesystem::copy(fixture("sandbox_kernels_cuda") / "scan_gpu_for_reference", dir_ / "kernels",
@@ -60,7 +60,7 @@ TEST_F(GpuIsolation, AKernelScanningGpuMemoryForAtensAnswerFindsNone) {
   const std::string args = "--suite torchbench --data relu.txt --backend directory --ops-directory kernels "
                            "--device cuda --test-timeout 60 --log-dir ";
   for (const bool judged : {true, false}) {
-    const Outcome o = run(args + (judged ? "judged --judge" : "unjudged"));
+    const Outcome o = run(args + (judged ? "judged" : "unjudged --no-judge"));
     ASSERT_EQ(o.exit_code, 0) << o.err;
     const auto tests = tests_by_key(read_json(dir_ / (judged ? "judged" : "unjudged") / "full_results.json"));
     ASSERT_EQ(tests.size(), 2u);

@@ -42,9 +42,9 @@ TEST_F(VerdictsGpuRun, TraceCasesScoreOneWithEveryExclusionExplained) {
         "[1, 1], [1, 1], False, [0, 0], 1, [False, True, True]), {})\n"
         "Operator: aten.repeat.default\n"
         "cnt: 1, ((T([1024, 1024], f32), [8, 8]), {})\n");
-  for (const std::string judge : {"", " --judge"}) {
+  for (const std::string judge : {"", " --no-judge"}) {
     SCOPED_TRACE(judge);
-    const std::string out = judge.empty() ? "unjudged" : "judged";
+    const std::string out = judge.empty() ? "judged" : "unjudged";
     const e2e::Outcome o = run("--suite torchbench --data cases.txt --device cuda --log-dir " + out + judge);
     ASSERT_EQ(o.exit_code, 0) << o.err;
     EXPECT_NE(o.out.find("correctness score (mean pass rate over all operators): 1.00"), std::string::npos) << o.out;
