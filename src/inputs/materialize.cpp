@@ -1,6 +1,7 @@
 #include "inputs/materialize.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <mutex>
 #include <random>
@@ -10,6 +11,7 @@
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/core/Generator.h>
+#include <c10/util/hash.h>
 #include <c10/util/strides.h>
 
 #include "data/inputs.h"
@@ -55,6 +57,13 @@ uint64_t hidden_seed(uint64_t test_seed, uint64_t secret, uint64_t purpose) {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
   return z ^ (z >> 31);
+}
+
+uint64_t test_secret(uint64_t test_seed, uint64_t secret) {
+  std::string message(2 * sizeof(uint64_t), '\0');
+  std::memcpy(message.data(), &secret, sizeof secret);
+  std::memcpy(message.data() + sizeof secret, &test_seed, sizeof test_seed);
+  return std::stoull(c10::sha1(message).str().substr(0, 16), nullptr, 16);
 }
 
 namespace {

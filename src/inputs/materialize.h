@@ -60,5 +60,9 @@ uint64_t draw_secret();
 // The seed of a test's fresh inputs: its seed mixed with the run's secret,
 // one stream per `purpose` (fresh values, a neighbouring shape, timing, ...).
 uint64_t hidden_seed(uint64_t test_seed, uint64_t secret, uint64_t purpose);
+// The secret of one test's timed values: the run's secret and the test's seed
+// through a one-way hash, so that a process given it (a judge's kernel process,
+// timing that test) learns neither the run's secret nor any other test's.
+uint64_t test_secret(uint64_t test_seed, uint64_t secret);
 
 }  // namespace backendbench::inputs

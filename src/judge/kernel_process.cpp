@@ -31,6 +31,9 @@ KernelProcess::KernelProcess(const workers::WorkerConfig& config, std::function<
       from_kernel_on_device_(device_) {
   workers::WorkerConfig own = config;
   own.guarded.push_back(::getpid());
+  // Not the run's secret: each performance test's own comes with its job (runner::TestJob::secret), so kernel
+  // code learns no other test's hidden values.
+  own.secret = 0;
   // Its environment is this process's, which the run chose (no secrets; its scratch folder).
   process_ = workers::spawn_worker({util::self_executable(), "__worker"});
   if (!workers::send_frame(process_.socket, workers::to_json(own).dump())) {
@@ -132,7 +135,9 @@ runner::LoadedKernel KernelProcess::load(const std::string& op_name, const c10::
   loaded.caller = [this, op_name](const torch::jit::Stack& inputs, const runner::CandidateCall& c) {
     return call(op_name, inputs, c);
   };
-  loaded.timed_elsewhere = [this, op_name](const data::InputRecord& input) { return time(op_name, input); };
+  loaded.timed_elsewhere = [this, op_name](const data::InputRecord& input, uint64_t secret) {
+    return time(op_name, input, secret);
+  };
   return loaded;
 }
 
@@ -215,9 +220,10 @@ std::variant<runner::CandidateRun, runner::Failure> KernelProcess::call(const st
   return runner::Failure(results::ErrorType::sandbox_violation, breach_);
 }
 
-runner::TestOutcome KernelProcess::time(const std::string& op_name, const data::InputRecord& input) {
+runner::TestOutcome KernelProcess::time(const std::string& op_name, const data::InputRecord& input,
+                                       uint64_t secret) {
   const runner::TestJob job{.op_name = op_name, .kind = runner::TestKind::performance, .input = input,
-                            .known_correct = true};
+                            .known_correct = true, .secret = secret};
   util::Laps laps;
   const auto answer = request({{"type", "time"}, {"job", runner::to_json(job)}});
   laps.lap("timed");

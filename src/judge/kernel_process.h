@@ -61,8 +61,9 @@ class KernelProcess {
                                                           const runner::CandidateCall& call);
   // Ends a test there: kills what its kernel left running; how many processes that were.
   size_t end_test();
-  // Times the candidate there on `input` of `op_name`, known correct: the performance test's outcome.
-  runner::TestOutcome time(const std::string& op_name, const data::InputRecord& input);
+  // Times the candidate there on `input` of `op_name`, known correct, its timed values from the test's
+  // `secret` (inputs::test_secret): the performance test's outcome.
+  runner::TestOutcome time(const std::string& op_name, const data::InputRecord& input, uint64_t secret);
   // Passes a frame of the run on (the baseline cache's news).
   void forward(const nlohmann::ordered_json& frame);
   // The kernel's process lost its device context during this test.

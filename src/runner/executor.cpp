@@ -95,7 +95,7 @@ TestOutcome TestExecutor::run(const TestJob& job) {
                        .launch_floor_ms = launch_floor_ms_};
   }
   TestOutcome outcome = job.kind == TestKind::correctness ? state.run->correctness(job.input)
-                                                          : state.run->performance(job.input, job.known_correct);
+                                                          : state.run->performance(job.input, job.known_correct, job.secret);
   outcome.derived_from = state.loaded.derived_from;
   outcome.launch_floor_ms = launch_floor_ms_;
   if (outcome.performance && outcome.reference_source.empty()) {

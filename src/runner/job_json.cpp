@@ -45,6 +45,7 @@ Json to_json(const TestJob& job) {
   }
   j["known_correct"] = job.known_correct;
   if (!job.excluded_as.empty()) j["excluded_as"] = job.excluded_as;
+  if (job.secret) j["secret"] = *job.secret;
   return j;
 }
 
@@ -55,6 +56,7 @@ TestJob job_from_json(const Json& j) {
               .kind = j.at("kind").get<std::string>() == "correctness" ? TestKind::correctness : TestKind::performance,
               .known_correct = j.value("known_correct", false),
               .excluded_as = j.value("excluded_as", std::string())};
+  if (j.contains("secret")) job.secret = j.at("secret").get<uint64_t>();
   job.input.op_name = job.op_name;
   job.input.args_text = j.at("args").get<std::string>();
   if (j.contains("values")) {

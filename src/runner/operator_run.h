@@ -55,8 +55,10 @@ class OperatorRun {
   TestOutcome correctness(const data::InputRecord& input);
   // An outcome with `performance` or `excluded` set. `known_correct`: this
   // input's correctness test already passed (here or in another process), so
-  // it is not checked again before timing.
-  TestOutcome performance(const data::InputRecord& input, bool known_correct = false);
+  // it is not checked again before timing. `secret`: the test's secret
+  // (inputs::test_secret), given where this process holds none of the run's.
+  TestOutcome performance(const data::InputRecord& input, bool known_correct = false,
+                          std::optional<uint64_t> secret = std::nullopt);
   // Where the last performance test's reference timing came from.
   timing::ReferenceSource reference_source() const { return reference_source_; }
   // The ATen calls made while the kernel's module was imported, judged with
@@ -95,7 +97,7 @@ class OperatorRun {
     std::optional<Failure> failure;
     std::optional<std::string> no_reference;
   };
-  TimedCheck check_timed(const data::InputRecord& input, uint64_t seed, const torch::jit::Stack& timed_inputs,
+  TimedCheck check_timed(const data::InputRecord& input, uint64_t seed, uint64_t secret, const torch::jit::Stack& timed_inputs,
                          const std::optional<torch::jit::Stack>& last_output,
                          const std::optional<torch::jit::Stack>& last_reference_output, const TimedAudit* audit);
   TimedCheck check_audited_calls(const TimedAudit& audit, const ReferenceRun& reference,

@@ -42,7 +42,7 @@ results::GraphTimes graph_times(const timing::GraphTiming& reference, const timi
 // inputs, and with an audit (runner/timed_audit.h) every call's since its last
 // change, read at hidden positions. Without one, one more call on fresh values
 // written into the timed buffers.
-OperatorRun::TimedCheck OperatorRun::check_timed(const data::InputRecord& input, uint64_t seed,
+OperatorRun::TimedCheck OperatorRun::check_timed(const data::InputRecord& input, uint64_t seed, uint64_t secret,
                                                  const torch::jit::Stack& timed_inputs,
                                                  const std::optional<torch::jit::Stack>& last_output,
                                                  const std::optional<torch::jit::Stack>& last_reference_output,
@@ -72,7 +72,7 @@ OperatorRun::TimedCheck OperatorRun::check_timed(const data::InputRecord& input,
     budgets = verdict.comparison.budgets;
     previous = *last_output;
   }
-  const uint64_t refill_seed = inputs::hidden_seed(seed, options_.secret, kTimedRefill);
+  const uint64_t refill_seed = inputs::hidden_seed(seed, secret, kTimedRefill);
   auto made = prepare_inputs(op_, *input.args, device, refill_seed);
   if (std::holds_alternative<PrepareFailure>(made) || !refill_inputs(timed_inputs, std::get<torch::jit::Stack>(made))) {
     return {};
@@ -251,7 +251,8 @@ std::optional<TestOutcome> OperatorRun::gate(const data::InputRecord& input, boo
   return outcome;
 }
 
-TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_correct) {
+TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_correct,
+                                     std::optional<uint64_t> secret) {
   TestOutcome outcome;
   results::PerformanceResult r{.op_name = op_name_, .args = input.args_text};
   reference_source_ = timing::ReferenceSource::timed;
@@ -268,11 +269,13 @@ TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_
   // Only a correct candidate is timed; an input that already passed its
   // correctness test in this run is not checked twice, one it left out is left out.
   if (auto stopped = gate(input, known_correct)) return *stopped;
-  if (timed_elsewhere_) return timed_elsewhere_(input);
+  const uint64_t seed = seed_of(input);
+  // The timed values come from the test's own secret, which the process that times it may be given alone.
+  if (!secret) secret = inputs::test_secret(seed, options_.secret);
+  if (timed_elsewhere_) return timed_elsewhere_(input, *secret);
   // Both sides are timed on one copy of fresh inputs: separate copies sit at
   // other addresses, which alone moves mid-size kernels by a few percent.
-  const uint64_t seed = seed_of(input);
-  auto made = prepare_inputs(op_, input, options_.device, inputs::hidden_seed(seed, options_.secret, kTimedInputs));
+  auto made = prepare_inputs(op_, input, options_.device, inputs::hidden_seed(seed, *secret, kTimedInputs));
   if (auto* f = std::get_if<PrepareFailure>(&made)) {
     return f->unmakeable ? exclude(f->failure.message) : fail(f->failure);
   }
@@ -285,10 +288,10 @@ TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_
   std::unique_ptr<TimedAudit> audit;
   if (keep_output) {
     auto refill = prepare_inputs(op_, *input.args, options_.device,
-                                 inputs::hidden_seed(seed, options_.secret, kTimedRefill));
+                                 inputs::hidden_seed(seed, *secret, kTimedRefill));
     if (auto* values = std::get_if<torch::jit::Stack>(&refill)) {
       const timing::TimingOptions& o = options_.timing;
-      audit = TimedAudit::plan(op_, inputs, std::move(*values), inputs::hidden_seed(seed, options_.secret, kTimedAudit),
+      audit = TimedAudit::plan(op_, inputs, std::move(*values), inputs::hidden_seed(seed, *secret, kTimedAudit),
                                o.warmup + std::min(o.min_samples, o.max_samples), last_output, last_reference_output,
                                rules_.written_indices);
     }
@@ -371,7 +374,7 @@ TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_
   const TimedCheck timed_check =
       audit && audit->audits_written()
           ? check_written_calls(*audit)
-          : check_timed(input, seed, inputs, rules_.written.empty() ? last_output : std::nullopt,
+          : check_timed(input, seed, *secret, inputs, rules_.written.empty() ? last_output : std::nullopt,
                         last_reference_output, audit.get());
   if (timed_check.failure) return fail(*timed_check.failure);
   if (timed_check.no_reference) {

@@ -85,8 +85,8 @@ using CandidateCaller =
     std::function<std::variant<CandidateRun, Failure>(const torch::jit::Stack& inputs, const CandidateCall& call)>;
 
 // A performance test of a candidate known correct on its input, timed where
-// the candidate runs (judge/kernel_process.h): its outcome.
-using TimedElsewhere = std::function<TestOutcome(const data::InputRecord& input)>;
+// the candidate runs (judge/kernel_process.h), from the test's secret (inputs::test_secret): its outcome.
+using TimedElsewhere = std::function<TestOutcome(const data::InputRecord& input, uint64_t secret)>;
 
 // `v` with its tensors copied (a CandidateRun's snapshot is made of such copies).
 c10::IValue snapshot_of(const c10::IValue& v);

@@ -31,6 +31,9 @@ struct TestJob {
   // A performance test whose input its correctness test left out (ATen no
   // reference there, ...): left out alike, with this reason, and not run.
   std::string excluded_as;
+  // A performance test's secret (inputs::test_secret), where the worker holds none of the run's (a judge's
+  // kernel process): its timed values come from it.
+  std::optional<uint64_t> secret;
 
   // Identifies the test across runs (for --resume): kind, operator and arguments.
   std::string key() const;

@@ -40,6 +40,15 @@ TEST(Materialize, DifferentSeedDifferentTensors) {
   EXPECT_FALSE(at::equal(make_one("T([64], i64)", 1), make_one("T([64], i64)", 2)));
 }
 
+// A test's secret is stable, and differs with the run's secret and with the test; unlike hidden_seed (a
+// bijection of its input), it is a hash: the known reference value pins it to SHA-1.
+TEST(Materialize, ATestsSecretIsAStableHashOfTheRunsSecretAndTheTest) {
+  EXPECT_EQ(test_secret(7, 42), test_secret(7, 42));
+  EXPECT_NE(test_secret(7, 42), test_secret(8, 42));
+  EXPECT_NE(test_secret(7, 42), test_secret(7, 43));
+  EXPECT_EQ(test_secret(0, 0), 0xe129f27c5103bc5cULL) << "SHA-1 of sixteen zero bytes, its first 8 bytes";
+}
+
 TEST(Materialize, UnaffectedByOtherUsesOfTheGlobalGenerator) {
   TensorFactory a(kCpu, 5);
   const at::Tensor first = a.make(parse_tensor("T([32], f32)"));
