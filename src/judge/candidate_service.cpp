@@ -102,10 +102,8 @@ Json CandidateService::run(const Json& h) {
         const size_t size = h.at("size").get<size_t>();
         const Json& buffers = h.at("device_buffers");
         at::Tensor in;
-        if (!buffers.is_null()) {
-          in = from_judge_on_device_.bytes(buffers.at("in"));
-          back = to_judge_on_device_.bytes(buffers.at("out"));
-        }
+        if (!buffers.is_null() && !buffers.at("in").is_null()) in = from_judge_on_device_.bytes(buffers.at("in"));
+        if (!buffers.is_null() && !buffers.at("out").is_null()) back = to_judge_on_device_.bytes(buffers.at("out"));
         ParcelReader reader(h.at("storages"), {from_judge_.view(size), size}, storages_, {device_.type(), c10::kCPU},
                             in);
         inputs = reader.stack(h.at("inputs"), types);
@@ -185,10 +183,11 @@ Json CandidateService::resend(const Json& request) {
   if (!unsent_) return {{"type", "unknown"}};
   const Parcel parcel = std::move(*unsent_);
   unsent_.reset();
-  const at::Tensor back = to_judge_on_device_.bytes(request.at("out"));
-  if (parcel.device_size > static_cast<size_t>(back.numel())) return {{"type", "unknown"}};
+  // No buffer: the judge had no room for one on the device; host memory then.
+  const at::Tensor back = request.at("out").is_null() ? at::Tensor() : to_judge_on_device_.bytes(request.at("out"));
+  if (back.defined() && parcel.device_size > static_cast<size_t>(back.numel())) return {{"type", "unknown"}};
   write(parcel, back);
-  return {{"type", "written"}};
+  return {{"type", "written"}, {"size", parcel.host_size(back.defined())}};
 }
 
 }  // namespace backendbench::judge

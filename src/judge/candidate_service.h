@@ -8,9 +8,9 @@
 //   judge -> here: {"type": "load", "op": "aten.relu.default"}
 //                  {"type": "candidate", "op": ..., "observe": b, "written": [...], "watched": [...],
 //                   "inputs": [...], "storages": [...], "size": n,
-//                   "device_buffers": {"in": {"handle": ..., "size": n}, "out": {...}} or null}
-//                  {"type": "resend", "out": {"handle": ..., "size": n}} (the last answer's bytes, which did
-//                   not fit the device buffer it named, into this larger one)
+//                   "device_buffers": {"in": {"handle": ..., "size": n} or null, "out": ... or null} or null}
+//                  {"type": "resend", "out": {"handle": ..., "size": n} or null} (the last answer's bytes, which
+//                   did not fit the device buffer it named, into this larger one, or through host memory)
 //                  {"type": "time", "job": {...}} (a performance test, its input known correct)
 //                  {"type": "end_test"}
 //   here -> judge: {"type": "loaded", ...judge/wire.h's LoadedKernel} (or {"type": "loaded", "unknown": "..."})
@@ -19,7 +19,7 @@
 //                   "storages": [...], "calls": [...], "stray_work": "...", "gpu_kernels": [...], "moved": [...],
 //                   "replaced": [...], "size": n, "device_size": n, "unsent": b} (through host memory, no bytes
 //                   for storages the candidate left unchanged; "unsent": its bytes wait for a resend)
-//                  {"type": "written"} (after a resend)
+//                  {"type": "written", "size": n} (after a resend: its bytes in host memory)
 //                  {"type": "timed", "outcome": {...}, "context_lost": b, "baseline_dropped": "why" or null}
 //                  {"type": "ended", "left": n}
 #pragma once

@@ -4,6 +4,8 @@
 
 #include <ATen/ATen.h>
 
+#include "util/log.h"
+
 namespace backendbench::judge {
 namespace {
 
@@ -20,18 +22,25 @@ int index_of(c10::Device device) { return device.has_index() ? device.index() : 
 
 }  // namespace
 
-at::Tensor LentBuffer::reserve(size_t size) {
-  if (size > memory_.size()) {
-    const size_t grown = std::max({size, 2 * memory_.size(), kSmallestBuffer});
-    memory_ = DeviceMemory();  // the old one goes first: its room may be needed
+bool LentBuffer::reserve(size_t size) {
+  if (size <= memory_.size()) return true;
+  const size_t grown = std::max({size, 2 * memory_.size(), kSmallestBuffer});
+  memory_ = DeviceMemory();  // the old one goes first: its room may be needed
+  try {
     memory_ = DeviceMemory::allocate(index_of(device_), grown);
+    return true;
+  } catch (const std::runtime_error& e) {
+    BB_LOG(warning) << e.what() << ": tensors cross between the judge and its kernel's process through host memory";
+    return false;
   }
-  return bytes();
 }
 
 at::Tensor LentBuffer::bytes() const { return bytes_at(memory_, device_); }
 
-nlohmann::ordered_json LentBuffer::lent() const { return {{"handle", memory_.handle()}, {"size", memory_.size()}}; }
+nlohmann::ordered_json LentBuffer::lent() const {
+  if (!memory_.data()) return nullptr;
+  return {{"handle", memory_.handle()}, {"size", memory_.size()}};
+}
 
 at::Tensor BorrowedBuffer::bytes(const nlohmann::ordered_json& lent) {
   const std::string handle = lent.at("handle").get<std::string>();

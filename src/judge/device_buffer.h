@@ -16,11 +16,12 @@ namespace backendbench::judge {
 class LentBuffer {
  public:
   explicit LentBuffer(c10::Device device) : device_(device) {}
-  // Its bytes, at least `size` of them: a shorter buffer is replaced by a larger one (with a new handle).
-  at::Tensor reserve(size_t size);
+  // Room for `size` bytes: a shorter buffer is replaced by a larger one (with a new handle). False, with
+  // no buffer left and a warning, where the device has no room for it: bytes then cross through host memory.
+  bool reserve(size_t size);
   // Its bytes as they are.
   at::Tensor bytes() const;
-  // What the kernel's process borrows it by: {"handle": hex, "size": n}.
+  // What the kernel's process borrows it by: {"handle": hex, "size": n}; null while it has none.
   nlohmann::ordered_json lent() const;
 
  private:

@@ -146,20 +146,23 @@ std::variant<runner::CandidateRun, runner::Failure> KernelProcess::call(const st
                                                                        const runner::CandidateCall& c) {
   util::Laps laps;
   Parcel parcel;
-  const bool on_device = device_.is_cuda();
+  // The device buffers, where the run is on a CUDA device and they have room; else host memory.
+  bool in_apart = false, out_apart = false;
   Json buffers = nullptr;
   if (auto f = runner::capture([&] {
         ParcelWriter writer(storages_);
         writer.add(inputs);
         parcel = writer.finish();
-        const at::Tensor device_bytes = on_device ? to_kernel_on_device_.reserve(parcel.device_size) : at::Tensor();
-        parcel.write(to_kernel_.reserve(parcel.host_size(on_device)), device_bytes);
-        if (on_device) {
+        if (device_.is_cuda()) {
+          in_apart = to_kernel_on_device_.reserve(parcel.device_size);
           // The answer holds the inputs again and outputs (twice: as returned, and as they are now).
           from_kernel_on_device_.reserve(2 * parcel.device_size);
-          buffers = {{"in", to_kernel_on_device_.lent()}, {"out", from_kernel_on_device_.lent()}};
-          timing::synchronize(device_);  // the bytes are there before the kernel's process reads them
+          out_apart = !from_kernel_on_device_.lent().is_null();
+          buffers = {{"in", in_apart ? to_kernel_on_device_.lent() : Json()}, {"out", from_kernel_on_device_.lent()}};
         }
+        parcel.write(to_kernel_.reserve(parcel.host_size(in_apart)),
+                     in_apart ? to_kernel_on_device_.bytes() : at::Tensor());
+        if (in_apart) timing::synchronize(device_);  // the bytes are there before the kernel's process reads them
       })) {
     return *f;
   }
@@ -171,7 +174,7 @@ std::variant<runner::CandidateRun, runner::Failure> KernelProcess::call(const st
                                {"watched", to_json(c.watched)},
                                {"inputs", std::move(parcel.values.at(0))},
                                {"storages", std::move(parcel.storages)},
-                               {"size", parcel.host_size(on_device)},
+                               {"size", parcel.host_size(in_apart)},
                                {"device_buffers", std::move(buffers)}});
   laps.lap("answered");
   try {
@@ -181,19 +184,20 @@ std::variant<runner::CandidateRun, runner::Failure> KernelProcess::call(const st
         context_lost_ = context_lost_ || h.value("context_lost", false);
         return failure_from_json(h.at("failure"));
       }
-      const size_t size = h.at("size").get<size_t>();
-      if (on_device && h.at("unsent").get<bool>()) {
-        // Its answer did not fit the device buffer: a larger one, and its bytes again.
-        from_kernel_on_device_.reserve(h.at("device_size").get<size_t>());
+      size_t size = h.at("size").get<size_t>();
+      if (out_apart && h.at("unsent").get<bool>()) {
+        // Its answer did not fit the device buffer: a larger one (or host memory), and its bytes again.
+        out_apart = from_kernel_on_device_.reserve(h.at("device_size").get<size_t>());
         const auto written = request({{"type", "resend"}, {"out", from_kernel_on_device_.lent()}});
         if (!written) return runner::Failure(results::ErrorType::sandbox_violation, breach_);
         if (written->value("type", "") != "written") throw std::runtime_error("its answer's bytes were not sent");
+        size = written->at("size").get<size_t>();
       }
       ParcelReader reader(h.at("storages"), {from_kernel_.view(size), size}, storages_,
                           {c10::kCPU, c10::kMeta, device_.type()},
-                          on_device ? from_kernel_on_device_.bytes() : at::Tensor());
+                          out_apart ? from_kernel_on_device_.bytes() : at::Tensor());
       // Its buffer is written again only once the copies out of it are done.
-      if (on_device) timing::synchronize(device_);
+      if (out_apart) timing::synchronize(device_);
       const Json& values = h.at("values");
       runner::CandidateRun run{.inputs = inputs};
       reader.update(run.inputs, values.at(0));

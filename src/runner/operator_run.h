@@ -97,7 +97,8 @@ class OperatorRun {
     std::optional<Failure> failure;
     std::optional<std::string> no_reference;
   };
-  TimedCheck check_timed(const data::InputRecord& input, uint64_t seed, uint64_t secret, const torch::jit::Stack& timed_inputs,
+  TimedCheck check_timed(const data::InputRecord& input, uint64_t seed, uint64_t secret,
+                         const torch::jit::Stack& timed_inputs,
                          const std::optional<torch::jit::Stack>& last_output,
                          const std::optional<torch::jit::Stack>& last_reference_output, const TimedAudit* audit);
   TimedCheck check_audited_calls(const TimedAudit& audit, const ReferenceRun& reference,

@@ -30,10 +30,14 @@ std::string hex_of(const cudaIpcMemHandle_t& handle) {
 
 cudaIpcMemHandle_t handle_of(const std::string& hex) {
   cudaIpcMemHandle_t handle{};
-  if (hex.size() != 2 * sizeof(handle.reserved)) throw std::runtime_error("device memory between processes: a handle of the wrong length");
+  if (hex.size() != 2 * sizeof(handle.reserved)) {
+    throw std::runtime_error("device memory between processes: a handle of the wrong length");
+  }
   for (size_t i = 0; i < sizeof(handle.reserved); ++i) {
     unsigned value = 0;
-    if (std::sscanf(hex.c_str() + 2 * i, "%2x", &value) != 1) throw std::runtime_error("device memory between processes: a handle that is not hex");
+    if (std::sscanf(hex.c_str() + 2 * i, "%2x", &value) != 1) {
+      throw std::runtime_error("device memory between processes: a handle that is not hex");
+    }
     handle.reserved[i] = static_cast<char>(value);
   }
   return handle;
