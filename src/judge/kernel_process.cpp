@@ -157,8 +157,9 @@ std::variant<runner::CandidateRun, runner::Failure> KernelProcess::call(const st
           in_apart = to_kernel_on_device_.reserve(parcel.device_size);
           // The answer holds the inputs again and outputs (twice: as returned, and as they are now).
           from_kernel_on_device_.reserve(2 * parcel.device_size);
-          out_apart = !from_kernel_on_device_.lent().is_null();
-          buffers = {{"in", in_apart ? to_kernel_on_device_.lent() : Json()}, {"out", from_kernel_on_device_.lent()}};
+          Json out = from_kernel_on_device_.lent();
+          out_apart = !out.is_null();
+          buffers = {{"in", in_apart ? to_kernel_on_device_.lent() : Json()}, {"out", std::move(out)}};
         }
         parcel.write(to_kernel_.reserve(parcel.host_size(in_apart)),
                      in_apart ? to_kernel_on_device_.bytes() : at::Tensor());
