@@ -370,7 +370,10 @@ class Pool {
   // it was not given, one in the middle of another's): something else wrote
   // into its line to the run (workers/courier.h keeps kernel code from it;
   // native code that writes over its own process's memory could). Neither its
-  // test in flight nor its answer not yet counted stands.
+  // test in flight nor its answer not yet counted stands. Which kernel wrote
+  // cannot be told (a frame may come late, or early, beside the harness's own),
+  // so both tests run once more in a fresh worker: an honest one passes there,
+  // and a kernel that forges again is recorded as the sandbox violation it is.
   void out_of_protocol(Slot& slot, const std::string& what) {
     const std::string reason = "its worker sent " + what +
                                ", which no worker sends: something wrote into its line to the run, so nothing it "
@@ -383,10 +386,9 @@ class Pool {
     if (slot.answered) {
       const size_t index = slot.answered->first;
       slot.answered.reset();
-      job_lost(index, results::ErrorType::sandbox_violation, reason, nullptr, /*retry=*/false);
+      job_lost(index, results::ErrorType::sandbox_violation, reason, nullptr);
     }
-    // A test still loading has not begun: it runs again in a fresh worker.
-    worker_lost(slot, results::ErrorType::sandbox_violation, reason, /*retry=*/slot.state == Slot::State::loading);
+    worker_lost(slot, results::ErrorType::sandbox_violation, reason);
   }
 
   // A running test's next deadline: its candidate's phases out of time, or the overall bound.

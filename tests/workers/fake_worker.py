@@ -7,7 +7,9 @@ second in setup and a tenth in the candidate, then passes the test. A phase
 named "waiting" is time spent waiting for the device lock. A step "forge:WHAT"
 sends a frame no worker sends, as something writing into its line would:
 "other-id" a result for a test it was not given, "twice" its result twice,
-"garbage" a frame that is no JSON. A step "claim:MS" makes the result a
+"garbage" a frame that is no JSON, "before-start" a result for another
+test before this one's "started" (while the last test's answer waits to be
+counted). A step "claim:MS" makes the result a
 performance result whose 100 ATen samples took MS milliseconds each.
 """
 import json
@@ -59,6 +61,8 @@ def result_of(job):
 def forge(what, job):
     if what == "other-id":
         send(dict(result_of(job), id=job["id"] + 1000))
+    elif what == "before-start":
+        send(dict(result_of(job), id=job["id"] + 1000))
     elif what == "garbage":
         send_raw(b"\x00 not json")
 
@@ -75,10 +79,14 @@ def main():
             continue
         job = message["job"]
         send({"type": "phase", "id": job["id"], "phase": "waiting"})  # for the device lock, as workers do
-        send({"type": "started", "id": job["id"]})
         steps = job["args"].split()
+        if "forge:before-start" in steps:
+            forge("before-start", job)
+        send({"type": "started", "id": job["id"]})
         for step in steps:
             phase, value = step.split(":")
+            if phase == "forge" and value == "before-start":
+                continue
             if phase == "forge":
                 forge(value, job)
                 continue

@@ -1,7 +1,8 @@
 // One answer per test: frames a worker's harness never sends (a result for a
-// test it was not given, a second result, a frame that is no JSON) make the
-// test they came with, or the answer not yet counted, a SandboxViolation; the
-// other tests are whole. Workers are tests/workers/fake_worker.py, which acts
+// test it was not given, a second result, a frame that is no JSON) void the
+// test they came with and the answer not yet counted. Both run once more in a
+// fresh worker: a test that forges again is a SandboxViolation, an honest one
+// that only stood next to it passes; the other tests are whole. Workers are tests/workers/fake_worker.py, which acts
 // out each job's steps, the forged frames among them.
 #include <gtest/gtest.h>
 
@@ -24,7 +25,8 @@ TEST(PoolProtocol, FramesOutOfTheirPlaceAreSandboxViolationsAndTheOtherTestsStan
       "candidate:0.01 forge:twice",     // its result twice
       "candidate:0.01",                 // honest
       "forge:garbage candidate:0.01",   // no JSON
-      "candidate:0.01",                 // honest
+      "candidate:0.01",                 // honest, its answer not yet counted when the next test forges
+      "forge:before-start candidate:0.01",  // a result for another test, before its own start
   };
   const std::vector<runner::TestJob> jobs = testing::fake_jobs(scripts);
   const std::vector<size_t> todo = testing::all_of(jobs);
@@ -40,7 +42,7 @@ TEST(PoolProtocol, FramesOutOfTheirPlaceAreSandboxViolationsAndTheOtherTestsStan
   ASSERT_EQ(results.size(), jobs.size());
   for (const auto& [i, n] : answers) EXPECT_EQ(n, 1) << scripts[i];
   for (size_t i : {0, 2, 4, 6}) EXPECT_TRUE(results[i].is_correct) << scripts[i] << ": " << results[i].error_msg;
-  for (size_t i : {1, 3, 5}) {
+  for (size_t i : {1, 3, 5, 7}) {
     EXPECT_FALSE(results[i].is_correct) << scripts[i];
     EXPECT_EQ(results[i].error_type, "SandboxViolation") << scripts[i] << ": " << results[i].error_msg;
     EXPECT_NE(results[i].error_msg.find("which no worker sends"), std::string::npos) << results[i].error_msg;
