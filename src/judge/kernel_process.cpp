@@ -92,9 +92,23 @@ void KernelProcess::stop(const std::string& what) {
   ::kill(process_.pid, SIGKILL);
 }
 
-std::optional<Json> KernelProcess::request(const Json& message) {
-  if (stopped()) return std::nullopt;
+std::optional<Json> KernelProcess::request(const Json& message) { return answer(send(message)); }
+
+size_t KernelProcess::send(const Json& message) {
+  if (awaited_ != 0) answer(awaited_);
+  if (stopped()) return 0;
   send_frame(message.dump(-1, ' ', false, Json::error_handler_t::replace));
+  awaited_ = ++sent_;
+  return awaited_;
+}
+
+std::optional<Json> KernelProcess::answer(size_t request) {
+  if (stopped() || request == 0) return std::nullopt;
+  if (request != awaited_) {
+    stop("an answer awaited twice");
+    return std::nullopt;
+  }
+  awaited_ = 0;
   // The phases the kernel's process goes through are this test's (the run's deadlines count them); a timing
   // waits until this process holds the device alone for it.
   std::optional<runner::PhaseScope> mirrored;
@@ -141,9 +155,9 @@ runner::LoadedKernel KernelProcess::load(const std::string& op_name, const c10::
   return loaded;
 }
 
-std::variant<runner::CandidateRun, runner::Failure> KernelProcess::call(const std::string& op_name,
-                                                                       const torch::jit::Stack& inputs,
-                                                                       const runner::CandidateCall& c) {
+runner::PendingCall KernelProcess::call(const std::string& op_name, const torch::jit::Stack& inputs,
+                                       const runner::CandidateCall& c) {
+  const runner::PhaseScope phase(runner::Phase::candidate);
   util::Laps laps;
   Parcel parcel;
   // The device buffers, where the run is on a CUDA device and they have room; else host memory.
@@ -165,22 +179,35 @@ std::variant<runner::CandidateRun, runner::Failure> KernelProcess::call(const st
                      in_apart ? to_kernel_on_device_.bytes() : at::Tensor());
         if (in_apart) timing::synchronize(device_);  // the bytes are there before the kernel's process reads them
       })) {
-    return *f;
+    return [failure = *f] { return failure; };
   }
+  const size_t sent = send({{"type", "candidate"},
+                            {"op", op_name},
+                            {"observe", c.observe},
+                            {"written", c.written},
+                            {"watched", to_json(c.watched)},
+                            {"inputs", std::move(parcel.values.at(0))},
+                            {"storages", std::move(parcel.storages)},
+                            {"size", parcel.host_size(in_apart)},
+                            {"device_buffers", std::move(buffers)}});
   laps.lap("sent");
-  const auto answer = request({{"type", "candidate"},
-                               {"op", op_name},
-                               {"observe", c.observe},
-                               {"written", c.written},
-                               {"watched", to_json(c.watched)},
-                               {"inputs", std::move(parcel.values.at(0))},
-                               {"storages", std::move(parcel.storages)},
-                               {"size", parcel.host_size(in_apart)},
-                               {"device_buffers", std::move(buffers)}});
+  BB_LOG(debug) << "judge, " << op_name << ": " << laps.str();
+  return [this, sent, op_name, inputs, written = c.written, out_apart] {
+    return finish_call(sent, op_name, inputs, written, out_apart);
+  };
+}
+
+std::variant<runner::CandidateRun, runner::Failure> KernelProcess::finish_call(size_t sent, const std::string& op_name,
+                                                                              const torch::jit::Stack& inputs,
+                                                                              const std::vector<size_t>& written,
+                                                                              bool out_apart) {
+  const runner::PhaseScope phase(runner::Phase::candidate);
+  util::Laps laps;
+  const auto answered = answer(sent);
   laps.lap("answered");
   try {
-    if (answer) {
-      const Json& h = *answer;
+    if (answered) {
+      const Json& h = *answered;
       if (h.contains("failure")) {
         context_lost_ = context_lost_ || h.value("context_lost", false);
         return failure_from_json(h.at("failure"));
@@ -189,10 +216,10 @@ std::variant<runner::CandidateRun, runner::Failure> KernelProcess::call(const st
       if (out_apart && h.at("unsent").get<bool>()) {
         // Its answer did not fit the device buffer: a larger one (or host memory), and its bytes again.
         out_apart = from_kernel_on_device_.reserve(h.at("device_size").get<size_t>());
-        const auto written = request({{"type", "resend"}, {"out", from_kernel_on_device_.lent()}});
-        if (!written) return runner::Failure(results::ErrorType::sandbox_violation, breach_);
-        if (written->value("type", "") != "written") throw std::runtime_error("its answer's bytes were not sent");
-        size = written->at("size").get<size_t>();
+        const auto resent = request({{"type", "resend"}, {"out", from_kernel_on_device_.lent()}});
+        if (!resent) return runner::Failure(results::ErrorType::sandbox_violation, breach_);
+        if (resent->value("type", "") != "written") throw std::runtime_error("its answer's bytes were not sent");
+        size = resent->at("size").get<size_t>();
       }
       ParcelReader reader(h.at("storages"), {from_kernel_.view(size), size}, storages_,
                           {c10::kCPU, c10::kMeta, device_.type()},
@@ -204,7 +231,7 @@ std::variant<runner::CandidateRun, runner::Failure> KernelProcess::call(const st
       reader.update(run.inputs, values.at(0));
       run.outputs = reader.stack(values.at(1), {}, &run.inputs);
       if (h.at("snapshot_as_results").get<bool>()) {
-        for (const c10::IValue& v : runner::results_of(run.outputs, run.inputs, c.written)) {
+        for (const c10::IValue& v : runner::results_of(run.outputs, run.inputs, written)) {
           run.snapshot.push_back(runner::snapshot_of(v));
         }
       } else {

@@ -56,9 +56,10 @@ class KernelProcess {
   double launch_floor_ms() const { return launch_floor_ms_; }
   // Loads the operator's kernel there; the result calls it there.
   runner::LoadedKernel load(const std::string& op_name, const c10::OperatorHandle& op);
-  // Runs the candidate there on `inputs` (written back into them as it left them).
-  std::variant<runner::CandidateRun, runner::Failure> call(const std::string& op_name, const torch::jit::Stack& inputs,
-                                                          const runner::CandidateCall& call);
+  // Hands `inputs` to the kernel's process, which calls the candidate on them while this process goes on;
+  // the pending call waits for its answer (written back into `inputs` as the candidate left them).
+  runner::PendingCall call(const std::string& op_name, const torch::jit::Stack& inputs,
+                           const runner::CandidateCall& call);
   // Ends a test there: kills what its kernel left running; how many processes that were.
   size_t end_test();
   // Times the candidate there on `input` of `op_name`, known correct, its timed values from the test's
@@ -74,6 +75,15 @@ class KernelProcess {
  private:
   // Its answer; nullopt once it was stopped (breach_ says why).
   std::optional<nlohmann::ordered_json> request(const nlohmann::ordered_json& message);
+  // request() in two halves, for a call that runs while this process goes on: send() numbers the request,
+  // answer(n) waits for request n's answer. A request sent while another's answer is awaited first takes
+  // that answer and drops it (a pending call left uncalled), so that every answer meets its request.
+  size_t send(const nlohmann::ordered_json& message);
+  std::optional<nlohmann::ordered_json> answer(size_t request);
+  // The candidate's answer to request `sent` on `inputs`, read back.
+  std::variant<runner::CandidateRun, runner::Failure> finish_call(size_t sent, const std::string& op_name,
+                                                                  const torch::jit::Stack& inputs,
+                                                                  const std::vector<size_t>& written, bool out_apart);
   // Stops it for an answer out of protocol.
   void stop(const std::string& what);
   std::optional<std::string> receive_frame();
@@ -92,6 +102,8 @@ class KernelProcess {
   LentBuffer to_kernel_on_device_, from_kernel_on_device_;
   bool context_lost_ = false;
   std::string breach_;  // why it was stopped
+  size_t sent_ = 0;      // requests sent so far
+  size_t awaited_ = 0;   // the request whose answer has not been read (0: none)
 };
 
 }  // namespace backendbench::judge

@@ -104,6 +104,19 @@ std::optional<std::string> unreliable(const torch::jit::Stack& outputs, const st
 
 }  // namespace
 
+bool reduces_inputs(const JudgeRules& rules, const ReferenceRun& reference) {
+  const std::vector<int64_t> sizes = reduction_sizes(rules.op.schema(), reference.inputs, reference.outputs);
+  for (size_t i = 0; i < sizes.size() && i < reference.outputs.size(); ++i) {
+    if (sizes[i] <= 1 || (i < rules.depths.size() && rules.depths[i] != check::Depth::values)) continue;
+    for (const at::Tensor& t : check::tensors_of(reference.outputs[i])) {
+      if (t.defined() && t.numel() > 0 && (at::isFloatingType(t.scalar_type()) || at::isComplexType(t.scalar_type()))) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 JudgeRules::JudgeRules(const c10::OperatorHandle& op, const check::Tolerance& tolerance)
     : op(op),
       depths(output_depths(op.schema())),

@@ -61,4 +61,9 @@ struct JudgeInput {
 
 Verdict judge(const JudgeRules& rules, const JudgeInput& input);
 
+// Whether an output judged by its values reduces many inputs into an element
+// (as the comparison's reduction_size counts them), from ATen's call alone:
+// known before the candidate's answer is.
+bool reduces_inputs(const JudgeRules& rules, const ReferenceRun& reference);
+
 }  // namespace backendbench::runner

@@ -1,6 +1,7 @@
 #include "runner/operator_run.h"
 
 #include <algorithm>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_set>
@@ -116,7 +117,9 @@ OperatorRun::OperatorRun(std::string op_name, c10::OperatorHandle op, backends::
       op_(std::move(op)),
       kernel_(std::move(kernel)),
       caller_(caller ? std::move(caller) : [this](const torch::jit::Stack& inputs, const CandidateCall& call) {
-        return run_candidate(kernel_, inputs, options_.device, call);
+        auto ran = std::make_shared<std::variant<CandidateRun, Failure>>(
+            run_candidate(kernel_, inputs, options_.device, call));
+        return PendingCall([ran] { return std::move(*ran); });
       }),
       timed_elsewhere_(std::move(timed_elsewhere)),
       aten_(backends::AtenBackend().kernel_for(op_)),
@@ -186,6 +189,9 @@ std::optional<Failure> OperatorRun::stray_work(const CandidateRun& candidate, co
   return std::nullopt;
 }
 
+// Each of the candidate's calls runs while the next input and ATen's answer on
+// it are made (in the kernel's process, where there is one: the judge's work
+// and the candidate's overlap; here, the call is made at once).
 OperatorRun::Checked OperatorRun::check(const data::InputRecord& input) {
   Checked out;
   const c10::Device device = options_.device;
@@ -214,7 +220,9 @@ OperatorRun::Checked OperatorRun::check(const data::InputRecord& input) {
   // The inputs as made, for the truth and for running ATen once more (the
   // determinism check): the reference's, unless the operator writes some of them.
   const torch::jit::Stack rerun_inputs = rules_.written.empty() ? reference.inputs : copy_inputs(inputs);
-  const auto ran = run_checked(inputs, reference, "", out);
+  PendingCall call = begin_call(inputs, reference);
+  auto fresh = fresh_values(input, seed, reduces_inputs(rules_, reference));
+  const auto ran = finish_checked(call, inputs, reference, "", out);
   if (!ran) return out;
   const CandidateRun& candidate = *ran;
   const Verdict first = judge(rules_, {.reference = reference, .truth = truth_on(rerun_inputs), .candidate = candidate,
@@ -230,18 +238,33 @@ OperatorRun::Checked OperatorRun::check(const data::InputRecord& input) {
     out.failure = first.failure;
     return out;
   }
-  check_fresh_values(input, seed, reference, candidate, first, layout, out);
-  if (out.failure) return out;
-  check_neighbour_shape(input, seed, first, out);
+  std::optional<FreshCall> fresh_call;
+  if (auto* why_none = std::get_if<std::string>(&fresh)) {
+    out.note(*why_none);
+  } else {
+    fresh_call.emplace(begin_fresh(std::move(std::get<Referenced>(fresh)), candidate, layout));
+  }
+  std::optional<Referenced> neighbour = neighbour_shape(input, seed);
+  if (fresh_call) {
+    judge_fresh(*fresh_call, reference, candidate, first, out);
+    if (out.failure) return out;
+  }
+  if (!neighbour) {
+    out.note("NO_NEIGHBOUR_SHAPE");
+    return out;
+  }
+  check_neighbour_shape(std::move(*neighbour), first, out);
   return out;
 }
 
-// The candidate on one input of the test (`context` names which; "" for the
-// suite's own); nullopt, with the failure in `out`, when it raised, borrowed
-// ATen's work or left work off the current stream.
-std::optional<CandidateRun> OperatorRun::run_checked(const torch::jit::Stack& inputs, const ReferenceRun& reference,
-                                                     const std::string& context, Checked& out) {
-  auto ran = caller_(inputs, {.observe = observe_, .written = rules_.written_indices, .watched = watched(reference)});
+PendingCall OperatorRun::begin_call(const torch::jit::Stack& inputs, const ReferenceRun& reference) {
+  return caller_(inputs, {.observe = observe_, .written = rules_.written_indices, .watched = watched(reference)});
+}
+
+std::optional<CandidateRun> OperatorRun::finish_checked(PendingCall& call, const torch::jit::Stack& inputs,
+                                                        const ReferenceRun& reference, const std::string& context,
+                                                        Checked& out) {
+  auto ran = call();
   if (auto* f = std::get_if<Failure>(&ran)) {
     out.failure = with_context(*f, context);
     return std::nullopt;
@@ -271,36 +294,44 @@ std::optional<CandidateRun> OperatorRun::run_checked(const torch::jit::Stack& in
   return std::move(candidate);
 }
 
-// The suite's input again with fresh values (NaN, +-inf and -0.0 planted),
-// written into the buffers the candidate just had: a result cached by shape or
-// by address is stale.
-void OperatorRun::check_fresh_values(const data::InputRecord& input, uint64_t seed, const ReferenceRun& first_reference,
-                                     const CandidateRun& first, const Verdict& first_verdict, const InputLayout& layout,
-                                     Checked& out) {
+std::variant<OperatorRun::Referenced, std::string> OperatorRun::fresh_values(const data::InputRecord& input,
+                                                                             uint64_t seed, bool reduces) {
   const c10::Device device = options_.device;
   const uint64_t fresh_seed = inputs::hidden_seed(seed, options_.secret, kFreshValues);
   auto made = prepare_inputs(op_, *input.args, device, fresh_seed);
-  if (std::holds_alternative<PrepareFailure>(made)) return out.note("NO_FRESH_INPUT");
-  const torch::jit::Stack fresh = std::move(std::get<torch::jit::Stack>(made));
+  if (std::holds_alternative<PrepareFailure>(made)) return std::string("NO_FRESH_INPUT");
+  torch::jit::Stack fresh = std::move(std::get<torch::jit::Stack>(made));
   // Where an output element reduces many inputs, an infinity would hide whether the kernel keeps a NaN
   // (+inf and -inf make NaN; NaN against an infinity is forgiven there): NaN and -0.0 only.
-  const bool reduces = first_verdict.comparison.reduction_size.value_or(1) > 1;
   inputs::plant_special_values(fresh, fresh_seed,
                                reduces ? inputs::SpecialValues::without_infinities : inputs::SpecialValues::all);
   auto referenced = run_reference(op_, fresh, device, observe_, rules_.written_indices);
-  if (std::holds_alternative<Failure>(referenced)) return out.note("FRESH_INPUT_REJECTED_BY_ATEN");
-  const ReferenceRun& reference = std::get<ReferenceRun>(referenced);
+  if (std::holds_alternative<Failure>(referenced)) return std::string("FRESH_INPUT_REJECTED_BY_ATEN");
+  return Referenced{.inputs = std::move(fresh),
+                    .reference = std::move(std::get<ReferenceRun>(referenced)),
+                    .context = reduces ? "on fresh values (NaN and -0.0 among them)"
+                                       : "on fresh values (NaN, +-inf and -0.0 among them)"};
+}
+
+OperatorRun::FreshCall OperatorRun::begin_fresh(Referenced fresh, const CandidateRun& first, const InputLayout& layout) {
   // The buffers as the suite's input defined them (storage, sizes, strides, offset: the first call may have
   // changed them, as unsqueeze_ does), then the fresh values (and their layout) written into them.
   layout.restore();
-  const bool same_buffers = refill_inputs(first.inputs, fresh);
-  const torch::jit::Stack candidate_inputs = same_buffers ? first.inputs : copy_inputs(fresh);
-  const std::string context =
-      reduces ? "on fresh values (NaN and -0.0 among them)" : "on fresh values (NaN, +-inf and -0.0 among them)";
-  const auto ran = run_checked(candidate_inputs, reference, context, out);
+  FreshCall f{.fresh = std::move(fresh)};
+  f.same_buffers = refill_inputs(first.inputs, f.fresh.inputs);
+  f.inputs = f.same_buffers ? first.inputs : copy_inputs(f.fresh.inputs);
+  f.call = begin_call(f.inputs, f.fresh.reference);
+  return f;
+}
+
+// A result cached by shape or by address is stale on the fresh values.
+void OperatorRun::judge_fresh(FreshCall& f, const ReferenceRun& first_reference, const CandidateRun& first,
+                              const Verdict& first_verdict, Checked& out) {
+  const ReferenceRun& reference = f.fresh.reference;
+  const auto ran = finish_checked(f.call, f.inputs, reference, f.fresh.context, out);
   if (!ran) return;
   const CandidateRun& candidate = *ran;
-  const torch::jit::Stack& rerun_inputs = rules_.written.empty() ? reference.inputs : fresh;
+  const torch::jit::Stack& rerun_inputs = rules_.written.empty() ? reference.inputs : f.fresh.inputs;
   const Verdict verdict = judge(rules_, {.reference = reference, .truth = truth_on(rerun_inputs), .candidate = candidate,
                                          .pristine = reference.inputs, .fixed_budgets = first_verdict.comparison.budgets,
                                          .rerun_reference = rerun_on(rerun_inputs)});
@@ -311,7 +342,7 @@ void OperatorRun::check_fresh_values(const data::InputRecord& input, uint64_t se
       all_bitwise_equal(candidate.snapshot, first.snapshot) &&
       !all_bitwise_equal(reference.outputs, first_reference.outputs)) {
     out.failure = Failure(ErrorType::stale_result,
-                          "fresh inputs" + std::string(same_buffers ? " (in the same buffers)" : "") +
+                          "fresh inputs" + std::string(f.same_buffers ? " (in the same buffers)" : "") +
                               " gave exactly the outputs of the previous inputs, where ATen's differ: a result "
                               "remembered, not computed");
   } else if (reused) {
@@ -319,44 +350,48 @@ void OperatorRun::check_fresh_values(const data::InputRecord& input, uint64_t se
                           "output " + std::to_string(*reused) + " shares memory with an output of the previous call: "
                           "a functional operator returns new memory at every call");
   } else if (verdict.failure) {
-    out.failure = with_context(*verdict.failure, context);
+    out.failure = with_context(*verdict.failure, f.fresh.context);
   }
 }
 
-// The suite's input with one size one larger or smaller, where ATen accepts it.
-void OperatorRun::check_neighbour_shape(const data::InputRecord& input, uint64_t seed, const Verdict& first,
-                                        Checked& out) {
+std::optional<OperatorRun::Referenced> OperatorRun::neighbour_shape(const data::InputRecord& input, uint64_t seed) {
   const c10::Device device = options_.device;
   for (const auto& neighbour : inputs::neighbouring_shapes(*input.args)) {
     const std::string key = op_name_ + " " + input.args_text + ": " + neighbour.description;
     if (RefusedNeighbours::contains(key) || !aten_accepts_shapes(op_, neighbour.args)) continue;
     auto made = prepare_inputs(op_, neighbour.args, device, inputs::hidden_seed(seed, options_.secret, kNeighbourShape));
     if (std::holds_alternative<PrepareFailure>(made)) continue;
-    const torch::jit::Stack inputs = std::move(std::get<torch::jit::Stack>(made));
+    torch::jit::Stack inputs = std::move(std::get<torch::jit::Stack>(made));
     auto referenced = run_reference(op_, inputs, device, observe_, rules_.written_indices);
     if (std::holds_alternative<Failure>(referenced)) {
       RefusedNeighbours::add(key);
       continue;
     }
-    const ReferenceRun& reference = std::get<ReferenceRun>(referenced);
-    const std::string context = "on a neighbouring shape (" + neighbour.description + ")";
-    const torch::jit::Stack rerun_inputs = rules_.written.empty() ? reference.inputs : copy_inputs(inputs);
-    const auto ran = run_checked(inputs, reference, context, out);
-    if (!ran) return;
-    const CandidateRun& candidate = *ran;
-    const Verdict verdict = judge(rules_, {.reference = reference, .truth = truth_on(rerun_inputs), .candidate = candidate,
-                                           .pristine = reference.inputs, .fixed_budgets = first.comparison.budgets,
-                                           .rerun_reference = rerun_on(rerun_inputs)});
-    if (verdict.unreliable_reference) return out.note("NEIGHBOUR_SHAPE_UNRELIABLE_REFERENCE");
-    if (verdict.nondeterministic_reference) out.note("NONDETERMINISTIC_REFERENCE");
-    if (verdict.failure) {
-      Failure f = with_context(*verdict.failure, context + ", where the suite's shape passed");
-      if (is_output_failure(f.type())) f.kind = {ErrorType::shape_specialized, {}};
-      out.failure = f;
-    }
-    return;
+    return Referenced{.inputs = std::move(inputs),
+                      .reference = std::move(std::get<ReferenceRun>(referenced)),
+                      .context = "on a neighbouring shape (" + neighbour.description + ")"};
   }
-  out.note("NO_NEIGHBOUR_SHAPE");
+  return std::nullopt;
+}
+
+// A kernel specialized to the suite's shape fails on its neighbour.
+void OperatorRun::check_neighbour_shape(Referenced neighbour, const Verdict& first, Checked& out) {
+  const ReferenceRun& reference = neighbour.reference;
+  const torch::jit::Stack rerun_inputs = rules_.written.empty() ? reference.inputs : copy_inputs(neighbour.inputs);
+  PendingCall call = begin_call(neighbour.inputs, reference);
+  const auto ran = finish_checked(call, neighbour.inputs, reference, neighbour.context, out);
+  if (!ran) return;
+  const CandidateRun& candidate = *ran;
+  const Verdict verdict = judge(rules_, {.reference = reference, .truth = truth_on(rerun_inputs), .candidate = candidate,
+                                         .pristine = reference.inputs, .fixed_budgets = first.comparison.budgets,
+                                         .rerun_reference = rerun_on(rerun_inputs)});
+  if (verdict.unreliable_reference) return out.note("NEIGHBOUR_SHAPE_UNRELIABLE_REFERENCE");
+  if (verdict.nondeterministic_reference) out.note("NONDETERMINISTIC_REFERENCE");
+  if (verdict.failure) {
+    Failure f = with_context(*verdict.failure, neighbour.context + ", where the suite's shape passed");
+    if (is_output_failure(f.type())) f.kind = {ErrorType::shape_specialized, {}};
+    out.failure = f;
+  }
 }
 
 TestOutcome OperatorRun::correctness(const data::InputRecord& input) {

@@ -26,6 +26,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <variant>
 
 #include <ATen/core/dispatch/Dispatcher.h>
 
@@ -72,12 +73,35 @@ class OperatorRun {
   Checked check(const data::InputRecord& input);
   // A performance test that ends before timing: its input left out, or not correct.
   std::optional<TestOutcome> gate(const data::InputRecord& input, bool known_correct);
-  // `layout`: the suite's inputs' written arguments as made, put back before the fresh values are written.
-  void check_fresh_values(const data::InputRecord& input, uint64_t seed, const ReferenceRun& reference,
-                          const CandidateRun& candidate, const Verdict& first, const InputLayout& layout, Checked& out);
-  std::optional<CandidateRun> run_checked(const torch::jit::Stack& inputs, const ReferenceRun& reference,
-                                         const std::string& context, Checked& out);
-  void check_neighbour_shape(const data::InputRecord& input, uint64_t seed, const Verdict& first, Checked& out);
+  // An input of the test beyond the suite's, with ATen's answer on it: made while the candidate's call
+  // before it runs (in the kernel's process, where there is one). The candidate meets only inputs ATen took.
+  struct Referenced {
+    torch::jit::Stack inputs;
+    ReferenceRun reference;
+    std::string context;  // which input, for messages
+  };
+  // The suite's input with fresh values (NaN, -0.0 and, unless `reduces`, +-inf planted); else the note
+  // that says why there are none.
+  std::variant<Referenced, std::string> fresh_values(const data::InputRecord& input, uint64_t seed, bool reduces);
+  // The suite's input with one size one larger or smaller, where ATen takes it.
+  std::optional<Referenced> neighbour_shape(const data::InputRecord& input, uint64_t seed);
+  // The fresh values written into the buffers the candidate had (`layout`: the suite's inputs' written
+  // arguments as made, put back first), its call on them begun.
+  struct FreshCall {
+    Referenced fresh;
+    torch::jit::Stack inputs;  // the candidate's: its previous buffers, refilled, or a copy
+    bool same_buffers = false;
+    PendingCall call;
+  };
+  FreshCall begin_fresh(Referenced fresh, const CandidateRun& first, const InputLayout& layout);
+  void judge_fresh(FreshCall& fresh, const ReferenceRun& first_reference, const CandidateRun& first,
+                   const Verdict& first_verdict, Checked& out);
+  void check_neighbour_shape(Referenced neighbour, const Verdict& first, Checked& out);
+  PendingCall begin_call(const torch::jit::Stack& inputs, const ReferenceRun& reference);
+  // The candidate's call on one input of the test (`context` names which; "" for the suite's own); nullopt,
+  // with the failure in `out`, when it raised, borrowed ATen's work or left work off the current stream.
+  std::optional<CandidateRun> finish_checked(PendingCall& call, const torch::jit::Stack& inputs,
+                                            const ReferenceRun& reference, const std::string& context, Checked& out);
   // ATen's outputs on `inputs` in a wider dtype, and ATen once more on them, when the judge needs them.
   std::function<torch::jit::Stack()> truth_on(const torch::jit::Stack& inputs) const;
   std::function<std::optional<ReferenceRun>()> rerun_on(const torch::jit::Stack& inputs) const;

@@ -79,10 +79,14 @@ struct CandidateCall {
 std::variant<CandidateRun, Failure> run_candidate(const backends::Kernel& kernel, const torch::jit::Stack& inputs,
                                                   c10::Device device, const CandidateCall& call);
 
-// Runs the candidate as run_candidate does, here or in the kernel's own
-// process (judge/kernel_process.h), where the reference cannot be reached.
-using CandidateCaller =
-    std::function<std::variant<CandidateRun, Failure>(const torch::jit::Stack& inputs, const CandidateCall& call)>;
+// A candidate call under way: called once, it gives the call's result (its
+// inputs as the candidate left them are the ones it was given).
+using PendingCall = std::function<std::variant<CandidateRun, Failure>()>;
+
+// Begins the candidate's call as run_candidate makes it, here (made at once)
+// or in the kernel's own process (judge/kernel_process.h), where the
+// reference cannot be reached and the call runs while this process goes on.
+using CandidateCaller = std::function<PendingCall(const torch::jit::Stack& inputs, const CandidateCall& call)>;
 
 // A performance test of a candidate known correct on its input, timed where
 // the candidate runs (judge/kernel_process.h), from the test's secret (inputs::test_secret): its outcome.
