@@ -157,7 +157,6 @@ runner::LoadedKernel KernelProcess::load(const std::string& op_name, const c10::
 
 runner::PendingCall KernelProcess::call(const std::string& op_name, const torch::jit::Stack& inputs,
                                        const runner::CandidateCall& c) {
-  const runner::PhaseScope phase(runner::Phase::candidate);
   util::Laps laps;
   Parcel parcel;
   // The device buffers, where the run is on a CUDA device and they have room; else host memory.
@@ -201,7 +200,6 @@ std::variant<runner::CandidateRun, runner::Failure> KernelProcess::finish_call(s
                                                                               const torch::jit::Stack& inputs,
                                                                               const std::vector<size_t>& written,
                                                                               bool out_apart) {
-  const runner::PhaseScope phase(runner::Phase::candidate);
   util::Laps laps;
   const auto answered = answer(sent);
   laps.lap("answered");
