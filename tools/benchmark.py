@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""Our figures of speed and steadiness (issue 27's table), in one run, for one
+build or several side by side (before and after a change, on one machine):
+
+  timing steadiness  ATen against itself over --inputs dataset inputs spread
+                     from the fastest to the slowest (bench-timing, one pass):
+                     the share of speedups within 1% and 3% of 1, per timing mode
+  wall per input     that pass's wall time per input, correctness and timing
+  whole set          the torchbench suite over --data, ATen against ATen with
+                     every check (--no-baseline-cache): tests per second and the
+                     run's time split
+  kernel folder      the torchbench suite on a folder of kernels (--kernels;
+                     Triton's on CUDA): tests per second on a first run (Triton's
+                     cache and the compiled-kernel cache empty) and again warm
+
+Each row runs every build in turns before the next row, so that drift over the
+session falls on all of them alike.
+
+    python3 tools/benchmark.py                                  # build/backendbench, CUDA
+    python3 tools/benchmark.py --binary before=../old/build/backendbench --binary after=build/backendbench
+    python3 tools/benchmark.py --device cpu --inputs 20 --data t.txt --kernels examples/kernels_python --topn 1
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run(binary, args, env=None, log=None):
+    """Runs the binary; its stderr goes to `log` (a run that fails stops the benchmark, saying why)."""
+    started = time.monotonic()
+    done = subprocess.run([binary] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          env=dict(os.environ, **(env or {})))
+    if log:
+        with open(log, "a") as f:
+            f.write(done.stderr)
+    if done.returncode != 0:
+        sys.exit(f"{binary} {' '.join(args)} exited {done.returncode}:\n{done.stderr[-2000:]}")
+    return time.monotonic() - started
+
+
+def share_within(rows, mode):
+    """(n, within 1%, within 3%) of the timed rows of `mode` (None: all)."""
+    speedups = [r["speedup"] for r in rows
+                if r.get("successfully_ran") and r.get("speedup") and (mode is None or r.get("timing_mode") == mode)]
+    n = len(speedups)
+    if n == 0:
+        return {"n": 0}
+    return {"n": n, "within_1pct": sum(abs(s - 1) <= 0.01 for s in speedups) / n,
+            "within_3pct": sum(abs(s - 1) <= 0.03 for s in speedups) / n}
+
+
+def steadiness(binary, work, opts):
+    out = os.path.join(work, "bench_timing.json")
+    args = ["bench-timing", "--cold-only", "--inputs", str(opts.inputs), "--device", opts.device, "--out", out]
+    if opts.data:
+        args += ["--data", opts.data]
+    run(binary, args, log=os.path.join(work, "stderr.txt"))
+    passed = next(iter(json.load(open(out))["passes"].values()))
+    rows = passed["rows"]
+    return {"modes": {mode or "all": share_within(rows, mode) for mode in (None, "kernel", "dispatch", "host")},
+            "wall_ms_per_input": passed["wall_ms_per_test"]}
+
+
+def suite_run(binary, work, name, args, env=None):
+    folder = os.path.join(work, name)
+    run(binary, ["--suite", "torchbench", "--no-baseline-cache", "--log-dir", folder] + args, env=env,
+        log=os.path.join(work, "stderr.txt"))
+    return json.load(open(os.path.join(folder, "run_info.json")))["environment"]["time_split"]
+
+
+def whole_set(binary, work, opts):
+    args = ["--backend", "aten", "--device", opts.device] + (["--data", opts.data] if opts.data else []) + opts.run_flag
+    return suite_run(binary, work, "whole_set", args)
+
+
+def kernel_folder(binary, work, opts):
+    caches = os.path.join(work, "caches")  # empty on the first run, filled for the second
+    env = {"TRITON_CACHE_DIR": os.path.join(caches, "triton"), "BACKENDBENCH_CACHE": os.path.join(caches, "backendbench")}
+    args = ["--backend", "directory", "--ops-directory", opts.kernels, "--device", opts.device,
+            "--topn-inputs", str(opts.topn)] + (["--data", opts.data] if opts.data else []) + opts.run_flag
+    return {"first run": suite_run(binary, work, "kernels_first", args, env),
+            "warm cache": suite_run(binary, work, "kernels_warm", args, env)}
+
+
+def percent(x):
+    return f"{100 * x:.1f}%"
+
+
+def split_text(split):
+    parts = ["inputs", "reference", "candidate", "checks", "timing", "idle"]
+    total = max(split["wall_s"] * split["workers"], 1e-9)
+    return ", ".join(f"{p} {100 * split[p + '_s'] / total:.0f}%" for p in parts)
+
+
+def table(figures):
+    """The rows, one column per build."""
+    names = list(figures)
+    lines = []
+
+    def row(label, cell):
+        lines.append((label, [cell(figures[n]) for n in names]))
+
+    for mode in ("all", "kernel", "dispatch", "host"):
+        def steady(f, mode=mode):
+            m = f["steadiness"]["modes"][mode]
+            return f"{percent(m['within_1pct'])} / {percent(m['within_3pct'])} of {m['n']}" if m["n"] else "-"
+        if any(figures[n]["steadiness"]["modes"][mode]["n"] for n in names):
+            row(f"ATen vs ATen within 1% / 3%, {mode}", steady)
+    row("wall time per input", lambda f: f"{f['steadiness']['wall_ms_per_input']:.1f} ms")
+    row("whole set, tests/s", lambda f: f"{f['whole set']['tests_per_s']:.1f} ({f['whole set']['tests']} tests in "
+                                        f"{f['whole set']['wall_s']:.1f} s)")
+    row("whole set, time split", lambda f: split_text(f["whole set"]))
+    if all("kernel folder" in figures[n] for n in names):
+        for run_name in ("first run", "warm cache"):
+            row(f"kernel folder, {run_name}, tests/s",
+                lambda f, r=run_name: f"{f['kernel folder'][r]['tests_per_s']:.2f} ({f['kernel folder'][r]['tests']} tests)")
+    width = max(len(label) for label, _ in lines)
+    widths = [max([len(n)] + [len(cells[i]) for _, cells in lines]) for i, n in enumerate(names)]
+    out = [" " * width + "  " + "  ".join(n.ljust(w) for n, w in zip(names, widths))]
+    for label, cells in lines:
+        out.append(label.ljust(width) + "  " + "  ".join(c.ljust(w) for c, w in zip(cells, widths)))
+    return "\n".join(out)
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--binary", action="append", default=[], metavar="NAME=PATH",
+                   help="a build to measure, named (repeat for side by side; default: now=build/backendbench)")
+    p.add_argument("--device", default="cuda", help="cuda, cuda:N or cpu (default: cuda)")
+    p.add_argument("--data", default="", help="the trace set (default: the shipped dataset)")
+    p.add_argument("--inputs", type=int, default=1000, help="bench-timing's inputs (default: 1000)")
+    p.add_argument("--kernels", default="",
+                   help="a folder of kernels for the first-run and warm rows (default on CUDA: examples/kernels_triton; "
+                        "none on the CPU)")
+    p.add_argument("--topn", type=int, default=3, help="inputs per operator for the kernel folder (default: 3)")
+    p.add_argument("--run-flag", action="append", default=[], help="a flag for every suite run (e.g. --no-judge)")
+    p.add_argument("--out", default="", help="write the figures to this JSON file")
+    opts = p.parse_args(argv)
+    builds = {}
+    for spec in opts.binary or [f"now={os.path.join(SOURCE_DIR, 'build', 'backendbench')}"]:
+        name, sep, path = spec.partition("=")
+        if not sep or not name or not path:
+            p.error(f"--binary {spec}: expected NAME=PATH")
+        if not os.access(path, os.X_OK):
+            p.error(f"--binary {spec}: {path} is no executable")
+        builds[name] = os.path.abspath(path)
+    if not opts.kernels and opts.device.startswith("cuda"):
+        opts.kernels = os.path.join(SOURCE_DIR, "examples", "kernels_triton")
+    if opts.kernels and not os.path.isdir(opts.kernels):
+        p.error(f"--kernels {opts.kernels}: no such folder")
+    opts.kernels = os.path.abspath(opts.kernels) if opts.kernels else ""
+    opts.data = os.path.abspath(opts.data) if opts.data else ""
+    return opts, builds
+
+
+def main(argv=None):
+    opts, builds = parse_args(argv)
+    figures = {name: {} for name in builds}
+    with tempfile.TemporaryDirectory(prefix="backendbench-benchmark-") as work:
+        rows = [("steadiness", steadiness), ("whole set", whole_set)]
+        if opts.kernels:
+            rows.append(("kernel folder", kernel_folder))
+        for key, measure in rows:
+            for name, binary in builds.items():
+                print(f"{key}: {name} ...", file=sys.stderr, flush=True)
+                folder = os.path.join(work, name, key.replace(" ", "_"))
+                os.makedirs(folder)
+                figures[name][key] = measure(binary, folder, opts)
+    print(table(figures))
+    if opts.out:
+        with open(opts.out, "w") as f:
+            json.dump({"builds": builds, "figures": figures}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
