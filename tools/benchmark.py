@@ -97,6 +97,10 @@ def kernel_folder(binary, work, opts):
             "warm cache": suite_run(binary, work, "kernels_warm", args, env)}
 
 
+ROWS = {"steadiness": ("steadiness", steadiness), "whole": ("whole set", whole_set),
+        "kernels": ("kernel folder", kernel_folder)}
+
+
 def percent(x):
     return f"{100 * x:.1f}%"
 
@@ -115,17 +119,20 @@ def table(figures):
     def row(label, cell):
         lines.append((label, [cell(figures[n]) for n in names]))
 
-    for mode in ("all", "kernel", "dispatch", "host"):
-        def steady(f, mode=mode):
-            m = f["steadiness"]["modes"][mode]
-            return f"{percent(m['within_1pct'])} / {percent(m['within_3pct'])} of {m['n']}" if m["n"] else "-"
-        if any(figures[n]["steadiness"]["modes"][mode]["n"] for n in names):
-            row(f"ATen vs ATen within 1% / 3%, {mode}", steady)
-    row("wall time per input", lambda f: f"{f['steadiness']['wall_ms_per_input']:.1f} ms")
-    row("whole set, tests/s", lambda f: f"{f['whole set']['tests_per_s']:.1f} ({f['whole set']['tests']} tests in "
-                                        f"{f['whole set']['wall_s']:.1f} s)")
-    row("whole set, time split", lambda f: split_text(f["whole set"]))
-    if all("kernel folder" in figures[n] for n in names):
+    measured = figures[names[0]]
+    if "steadiness" in measured:
+        for mode in ("all", "kernel", "dispatch", "host"):
+            def steady(f, mode=mode):
+                m = f["steadiness"]["modes"][mode]
+                return f"{percent(m['within_1pct'])} / {percent(m['within_3pct'])} of {m['n']}" if m["n"] else "-"
+            if any(figures[n]["steadiness"]["modes"][mode]["n"] for n in names):
+                row(f"ATen vs ATen within 1% / 3%, {mode}", steady)
+        row("wall time per input", lambda f: f"{f['steadiness']['wall_ms_per_input']:.1f} ms")
+    if "whole set" in measured:
+        row("whole set, tests/s", lambda f: f"{f['whole set']['tests_per_s']:.1f} ({f['whole set']['tests']} tests in "
+                                            f"{f['whole set']['wall_s']:.1f} s)")
+        row("whole set, time split", lambda f: split_text(f["whole set"]))
+    if "kernel folder" in measured:
         for run_name in ("first run", "warm cache"):
             def folder_rate(f, r=run_name):
                 split = f["kernel folder"][r]
@@ -151,6 +158,8 @@ def parse_args(argv):
                         "none on the CPU)")
     p.add_argument("--topn", type=int, default=3, help="inputs per operator for the kernel folder (default: 3)")
     p.add_argument("--run-flag", action="append", default=[], help="a flag for every suite run (e.g. --no-judge)")
+    p.add_argument("--rows", default="steadiness,whole,kernels",
+                   help="which rows to measure, comma-separated (default: steadiness,whole,kernels)")
     p.add_argument("--out", default="", help="write the figures to this JSON file")
     opts = p.parse_args(argv)
     builds = {}
@@ -166,6 +175,9 @@ def parse_args(argv):
     if opts.kernels and not os.path.isdir(opts.kernels):
         p.error(f"--kernels {opts.kernels}: no such folder")
     opts.kernels = os.path.abspath(opts.kernels) if opts.kernels else ""
+    opts.rows = [r for r in opts.rows.split(",") if r]
+    if not opts.rows or any(r not in ROWS for r in opts.rows):
+        p.error(f"--rows {','.join(opts.rows)}: choose among {','.join(ROWS)}")
     opts.data = os.path.abspath(opts.data) if opts.data else ""
     return opts, builds
 
@@ -174,10 +186,10 @@ def main(argv=None):
     opts, builds = parse_args(argv)
     figures = {name: {} for name in builds}
     with tempfile.TemporaryDirectory(prefix="backendbench-benchmark-") as work:
-        rows = [("steadiness", steadiness), ("whole set", whole_set)]
-        if opts.kernels:
-            rows.append(("kernel folder", kernel_folder))
-        for key, measure in rows:
+        for row in opts.rows:
+            key, measure = ROWS[row]
+            if measure is kernel_folder and not opts.kernels:
+                continue
             for name, binary in builds.items():
                 print(f"{key}: {name} ...", file=sys.stderr, flush=True)
                 folder = os.path.join(work, name, key.replace(" ", "_"))

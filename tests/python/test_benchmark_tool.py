@@ -40,8 +40,10 @@ def test_two_builds_side_by_side_on_the_cpu(tmp_path):
         assert figures[build]["kernel folder"]["first run"]["judged"] == 4
 
 
-def test_a_bad_binary_is_a_usage_error(tmp_path):
-    done = subprocess.run([sys.executable, os.path.join(SOURCE_DIR, "tools", "benchmark.py"), "--binary",
-                           f"x={tmp_path / 'missing'}"], capture_output=True, text=True)
-    assert done.returncode == 2
-    assert "is no executable" in done.stderr
+def test_bad_flags_are_usage_errors(tmp_path):
+    tool = os.path.join(SOURCE_DIR, "tools", "benchmark.py")
+    for flags, words in (([f"--binary", f"x={tmp_path / 'missing'}"], "is no executable"),
+                         (["--rows", "steadiness,nope"], "choose among")):
+        done = subprocess.run([sys.executable, tool] + flags, capture_output=True, text=True)
+        assert done.returncode == 2, flags
+        assert words in done.stderr, done.stderr
