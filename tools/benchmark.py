@@ -46,15 +46,8 @@ def run(binary, args, env=None, log=None):
     return time.monotonic() - started
 
 
-def share_within(rows, mode):
-    """(n, within 1%, within 3%) of the timed rows of `mode` (None: all)."""
-    speedups = [r["speedup"] for r in rows
-                if r.get("successfully_ran") and r.get("speedup") and (mode is None or r.get("timing_mode") == mode)]
-    n = len(speedups)
-    if n == 0:
-        return {"n": 0}
-    return {"n": n, "within_1pct": sum(abs(s - 1) <= 0.01 for s in speedups) / n,
-            "within_3pct": sum(abs(s - 1) <= 0.03 for s in speedups) / n}
+# bench-timing's groups (its --out file) as the table names them.
+MODES = {"all": "all", "kernel mode": "kernel_mode", "dispatch mode": "dispatch_mode"}
 
 
 def steadiness(binary, work, opts):
@@ -64,9 +57,8 @@ def steadiness(binary, work, opts):
         args += ["--data", opts.data]
     run(binary, args, log=os.path.join(work, "stderr.txt"))
     passed = next(iter(json.load(open(out))["passes"].values()))
-    rows = passed["rows"]
-    return {"modes": {mode or "all": share_within(rows, mode) for mode in (None, "kernel", "dispatch", "host")},
-            "wall_ms_per_input": passed["wall_ms_per_test"]}
+    groups = passed["groups"]
+    return {"modes": {mode: groups[key] for mode, key in MODES.items()}, "wall_ms_per_input": passed["wall_ms_per_test"]}
 
 
 def suite_run(binary, work, name, args, env=None):
@@ -121,7 +113,7 @@ def table(figures):
 
     measured = figures[names[0]]
     if "steadiness" in measured:
-        for mode in ("all", "kernel", "dispatch", "host"):
+        for mode in MODES:
             def steady(f, mode=mode):
                 m = f["steadiness"]["modes"][mode]
                 return f"{percent(m['within_1pct'])} / {percent(m['within_3pct'])} of {m['n']}" if m["n"] else "-"

@@ -108,10 +108,22 @@ void JsonBenchReporter::pass(const BenchPass& pass, const PassFigures& f) {
     row["input"] = i;
     rows.push_back(std::move(row));
   }
+  // Each group of the console's table, as it counts them.
+  const auto spread = [](const SpeedupSpread& s) {
+    return nlohmann::ordered_json{{"n", s.n},          {"within_1pct", s.within_1pct}, {"within_3pct", s.within_3pct},
+                                  {"p1", s.p1},        {"p50", s.p50},                 {"p99", s.p99}};
+  };
+  nlohmann::ordered_json groups = {{"all", spread(f.all)},
+                                   {"reference_under_20us", spread(f.small)},
+                                   {"reference_20us_or_more", spread(f.large)},
+                                   {"kernel_mode", spread(f.kernel_mode)},
+                                   {"dispatch_mode", spread(f.dispatch_mode)}};
+  if (f.graphs) groups["graphs"] = spread(*f.graphs);
   document_["passes"][pass.name] = {{"tests", f.tests},
                                     {"failed", f.failed},
                                     {"within_1pct", f.all.within_1pct},
                                     {"within_3pct", f.all.within_3pct},
+                                    {"groups", std::move(groups)},
                                     {"wall_ms_per_test", f.wall_ms_per_test},
                                     {"timing_ms_per_test", f.timing_ms_per_test},
                                     {"rows", std::move(rows)}};

@@ -53,6 +53,10 @@ TEST(TimingBench, TheJsonReporterWritesTheContextAndEveryInput) {
   EXPECT_EQ(p["rows"][1]["input"], 1);
   EXPECT_EQ(p["rows"][1]["speedup"], 0.995);
   EXPECT_DOUBLE_EQ(p["within_1pct"].get<double>(), 1.0);
+  // Each group of the console's table: host-timed inputs count in dispatch mode there.
+  EXPECT_EQ(p["groups"]["dispatch_mode"]["n"], 2);
+  EXPECT_EQ(p["groups"]["kernel_mode"]["n"], 0);
+  EXPECT_DOUBLE_EQ(p["groups"]["all"]["within_3pct"].get<double>(), 1.0);
 }
 
 TEST(TimingBench, TheConsoleReporterPrintsTheTable) {
