@@ -23,10 +23,6 @@ int precision_rank(c10::ScalarType t) {
   }
 }
 
-bool floating(const at::Tensor& t) {
-  return t.defined() && (at::isFloatingType(t.scalar_type()) || at::isComplexType(t.scalar_type()));
-}
-
 // Calls `fn` on every defined tensor of `inputs`, lists included.
 template <typename Fn>
 void each_tensor(const torch::jit::Stack& inputs, Fn&& fn) {
@@ -49,6 +45,10 @@ at::Tensor promote(const at::Tensor& t, c10::ScalarType real) {
 }
 
 }  // namespace
+
+bool floating(const at::Tensor& t) {
+  return t.defined() && (at::isFloatingType(t.scalar_type()) || at::isComplexType(t.scalar_type()));
+}
 
 double unit_roundoff(c10::ScalarType dtype) {
   switch (c10::isComplexType(dtype) ? c10::toRealValueType(dtype) : dtype) {

@@ -44,6 +44,9 @@ inline constexpr double kReferenceErrorFactor = 8;  // times ATen's own error ag
 inline constexpr double kRoundoffFactor = 16;       // times u * sqrt(K)
 inline constexpr double kSpreadFactor = 4;          // times ATen's run-to-run difference
 
+// A defined tensor of floating or complex values: what is compared within a budget, not exactly.
+bool floating(const at::Tensor& t);
+
 // 2^-11 for f16, 2^-8 for bf16, 2^-24 for f32, 2^-53 for f64 (complex: its parts').
 double unit_roundoff(c10::ScalarType dtype);
 // The least scale s of an output: torch.testing's default atol for the dtype.

@@ -6,6 +6,7 @@
 
 #include <ATen/ATen.h>
 
+#include "check/tolerance.h"
 #include "inputs/constraints.h"
 #include "runner/phase.h"
 #include "runner/prepare.h"
@@ -85,9 +86,7 @@ std::optional<std::string> unreliable(const torch::jit::Stack& outputs, const st
   }
   for (size_t i = 0; i < outputs.size() && i < spread.size(); ++i) {
     const auto tensors = check::tensors_of(outputs[i]);
-    const bool floating = std::any_of(tensors.begin(), tensors.end(), [](const at::Tensor& t) {
-      return t.defined() && (at::isFloatingType(t.scalar_type()) || at::isComplexType(t.scalar_type()));
-    });
+    const bool floating = std::any_of(tensors.begin(), tensors.end(), check::floating);
     if (!floating || !spread[i] || *spread[i] <= kUnreliableSpread) continue;
     char text[240];
     if (std::isfinite(*spread[i])) {
@@ -109,9 +108,7 @@ bool reduces_inputs(const JudgeRules& rules, const ReferenceRun& reference) {
   for (size_t i = 0; i < sizes.size() && i < reference.outputs.size(); ++i) {
     if (sizes[i] <= 1 || (i < rules.depths.size() && rules.depths[i] != check::Depth::values)) continue;
     for (const at::Tensor& t : check::tensors_of(reference.outputs[i])) {
-      if (t.defined() && t.numel() > 0 && (at::isFloatingType(t.scalar_type()) || at::isComplexType(t.scalar_type()))) {
-        return true;
-      }
+      if (check::floating(t) && t.numel() > 0) return true;
     }
   }
   return false;

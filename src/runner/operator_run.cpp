@@ -1,7 +1,6 @@
 #include "runner/operator_run.h"
 
 #include <algorithm>
-#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_set>
@@ -117,9 +116,7 @@ OperatorRun::OperatorRun(std::string op_name, c10::OperatorHandle op, backends::
       op_(std::move(op)),
       kernel_(std::move(kernel)),
       caller_(caller ? std::move(caller) : [this](const torch::jit::Stack& inputs, const CandidateCall& call) {
-        auto ran = std::make_shared<std::variant<CandidateRun, Failure>>(
-            run_candidate(kernel_, inputs, options_.device, call));
-        return PendingCall([ran] { return std::move(*ran); });
+        return PendingCall([ran = run_candidate(kernel_, inputs, options_.device, call)] { return ran; });
       }),
       timed_elsewhere_(std::move(timed_elsewhere)),
       aten_(backends::AtenBackend().kernel_for(op_)),
