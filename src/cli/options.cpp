@@ -134,6 +134,11 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
                "processes: each worker is a judge that starts a sandboxed worker of its own for the kernels (the "
                "default; docs/sandbox.md). --no-judge (or $BACKENDBENCH_JUDGE=0) runs ATen's reference beside the "
                "kernels, faster, where a kernel can read it");
+  cmd.add_flag("--judge-times-aten", o.judge_times_aten,
+               "Time ATen in the judge, where no kernel code runs, with the kernel's process stopped meanwhile, and "
+               "the candidate alone in the kernel's process (which then never reaches the cache of ATen's timings). "
+               "Experimental: the two sides are not timed in turns, and on an H100 ATen against itself read 4-5% "
+               "slow (docs/sandbox.md)");
   cmd.add_option("--p", o.p, "Speedup threshold of the perf@p score")->transform(kFinite)->capture_default_str();
   add_log_level(cmd, o.log_level);
   add_device_option(cmd, o.device, "cuda, cuda:N or cpu (default: cuda when available, else cpu)");
@@ -315,6 +320,7 @@ void validate(const RunOptions& o) {
   }
   if (!o.devices.empty() && o.device && !o.device->is_cuda()) throw UsageError{"--devices names CUDA devices; --device is cpu"};
   if (o.baseline_cache && o.no_baseline_cache) throw UsageError{"--baseline-cache and --no-baseline-cache contradict"};
+  if (o.judge_times_aten && !o.judge) throw UsageError{"--judge-times-aten and --no-judge contradict"};
   if (o.workers_per_gpu && o.num_workers) {
     throw UsageError{"--workers-per-gpu and --num-workers both set the number of workers: give one"};
   }

@@ -59,6 +59,7 @@ struct RunOptions {
   double worker_cpu_limit_s = 0;
   bool no_sandbox = false;             // workers run kernels without the sandbox (workers/sandbox.h)
   bool judge = true;                   // workers are judges (judge/kernel_process.h); --no-judge: not
+  bool judge_times_aten = false;      // --judge-times-aten
   double p = 1.0;
   std::string log_level = "INFO";
   std::optional<results::DeviceName> device;  // absent: cuda when available, else cpu

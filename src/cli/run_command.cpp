@@ -47,6 +47,7 @@ session::RunRequest request_of(const RunOptions& o, const std::string& command_l
   r.workers.cpu_limit_s = o.worker_cpu_limit_s;
   r.workers.sandbox = !o.no_sandbox;
   r.workers.judge = o.judge;
+  r.workers.judge_times_aten = o.judge_times_aten;
   r.command_line = command_line;
   return r;
 }

@@ -27,6 +27,7 @@ KernelProcess::KernelProcess(const workers::WorkerConfig& config, std::function<
     : to_run_(std::move(to_run)),
       before_ending_(std::move(before_ending)),
       device_(config.device),
+      judge_times_aten_(config.judge_times_aten),
       to_kernel_on_device_(device_),
       from_kernel_on_device_(device_) {
   workers::WorkerConfig own = config;
@@ -34,6 +35,10 @@ KernelProcess::KernelProcess(const workers::WorkerConfig& config, std::function<
   // Not the run's secret: each performance test's own comes with its job (runner::TestJob::secret), so kernel
   // code learns no other test's hidden values.
   own.secret = 0;
+  if (config.judge_times_aten) {  // ATen is timed here: the kernel's process never reaches its timings' cache
+    own.baseline_cache = false;
+    own.sandbox.baselines = false;
+  }
   // Its environment is this process's, which the run chose (no secrets; its scratch folder).
   process_ = workers::spawn_worker({util::self_executable(), "__worker"});
   if (!workers::send_frame(process_.socket, workers::to_json(own).dump())) {
@@ -41,8 +46,7 @@ KernelProcess::KernelProcess(const workers::WorkerConfig& config, std::function<
   }
   const auto frame = workers::receive_frame(process_.socket);
   const Json ready = frame ? Json::parse(*frame, nullptr, false) : Json();
-  if (ready.value("type", "") == "ready" && ready.value("launch_floor_ms", Json()).is_number()) {
-    launch_floor_ms_ = ready.at("launch_floor_ms").get<double>();
+  if (ready.value("type", "") == "ready") {
     const std::vector<int> regions = ready.value("regions", std::vector<int>{});
     if (regions.size() == 2) {
       to_kernel_ = SharedRegion::open(process_.pid, regions[0]);
@@ -147,9 +151,11 @@ runner::LoadedKernel KernelProcess::load(const std::string& op_name, const c10::
   loaded.caller = [this, op_name](const torch::jit::Stack& inputs, const runner::CandidateCall& c) {
     return call(op_name, inputs, c);
   };
-  loaded.timed_elsewhere = [this, op_name](const data::InputRecord& input, uint64_t secret) {
-    return time(op_name, input, secret);
+  loaded.timed_elsewhere = [this, op_name](const data::InputRecord& input, uint64_t secret,
+                                           const std::optional<runner::ReferenceTiming>& reference) {
+    return time(op_name, input, secret, reference);
   };
+  if (judge_times_aten_) loaded.freeze = [this](bool frozen) { ::kill(process_.pid, frozen ? SIGSTOP : SIGCONT); };
   return loaded;
 }
 
@@ -249,9 +255,9 @@ std::variant<runner::CandidateRun, runner::Failure> KernelProcess::finish_call(s
 }
 
 runner::TestOutcome KernelProcess::time(const std::string& op_name, const data::InputRecord& input,
-                                       uint64_t secret) {
+                                       uint64_t secret, const std::optional<runner::ReferenceTiming>& reference) {
   const runner::TestJob job{.op_name = op_name, .kind = runner::TestKind::performance, .input = input,
-                            .known_correct = true, .secret = secret};
+                            .known_correct = true, .secret = secret, .reference = reference};
   util::Laps laps;
   const auto answer = request({{"type", "time"}, {"job", runner::to_json(job)}});
   laps.lap("timed");

@@ -11,7 +11,9 @@
 // A performance test's correctness gate runs here too; its timing, which must
 // run next to the kernel, is then asked of the kernel's process (with the
 // device to itself), whose outcome the run checks as any worker's
-// (workers/plausibility.h).
+// (workers/plausibility.h). With --judge-times-aten ATen's timing is this
+// process's (with the device to itself and the kernel's process stopped), the
+// candidate is timed alone there, and the speedup is the judge's own.
 //
 // When the kernel's process dies, the judge ends the same way (the same exit
 // status, or the same signal), so the run records the test as it would have
@@ -52,8 +54,6 @@ class KernelProcess {
   KernelProcess(const KernelProcess&) = delete;
   KernelProcess& operator=(const KernelProcess&) = delete;
 
-  // The launch floor the kernel's process measured (its performance tests divide by it).
-  double launch_floor_ms() const { return launch_floor_ms_; }
   // Loads the operator's kernel there; the result calls it there.
   runner::LoadedKernel load(const std::string& op_name, const c10::OperatorHandle& op);
   // Hands `inputs` to the kernel's process, which calls the candidate on them while this process goes on;
@@ -63,8 +63,10 @@ class KernelProcess {
   // Ends a test there: kills what its kernel left running; how many processes that were.
   size_t end_test();
   // Times the candidate there on `input` of `op_name`, known correct, its timed values from the test's
-  // `secret` (inputs::test_secret): the performance test's outcome.
-  runner::TestOutcome time(const std::string& op_name, const data::InputRecord& input, uint64_t secret);
+  // `secret` (inputs::test_secret), alone against ATen's `reference` timed here (none: both sides there):
+  // the performance test's outcome.
+  runner::TestOutcome time(const std::string& op_name, const data::InputRecord& input, uint64_t secret,
+                           const std::optional<runner::ReferenceTiming>& reference);
   // Passes a frame of the run on (the baseline cache's news).
   void forward(const nlohmann::ordered_json& frame);
   // The kernel's process lost its device context during this test.
@@ -94,8 +96,8 @@ class KernelProcess {
   workers::Process process_;
   std::function<void(std::string)> to_run_;
   std::function<void()> before_ending_;
-  double launch_floor_ms_ = 0;
   c10::Device device_;
+  bool judge_times_aten_;  // ATen is timed here, the kernel's process stopped meanwhile (freeze)
   StorageTable storages_{1};
   SharedRegion to_kernel_, from_kernel_;
   // Tensors on the device cross through these, where the run is on a CUDA device.

@@ -75,7 +75,7 @@ TestExecutor::OperatorState& TestExecutor::state_of(const std::string& op_name) 
   state.loaded = loader_(op_name, handle);
   if (state.loaded.skipped) return state;
   state.run = std::make_unique<OperatorRun>(state.short_name, handle, state.loaded.kernel, options_, launch_floor_ms_,
-                                            state.loaded.caller, state.loaded.timed_elsewhere);
+                                            state.loaded.caller, state.loaded.timed_elsewhere, state.loaded.freeze);
   if (!state.loaded.import_calls.empty()) state.run->set_import_calls(state.loaded.import_calls);
   return state;
 }
@@ -95,7 +95,8 @@ TestOutcome TestExecutor::run(const TestJob& job) {
                        .launch_floor_ms = launch_floor_ms_};
   }
   TestOutcome outcome = job.kind == TestKind::correctness ? state.run->correctness(job.input)
-                                                          : state.run->performance(job.input, job.known_correct, job.secret);
+                                                          : state.run->performance(job.input, job.known_correct,
+                                                                                            job.secret, job.reference);
   outcome.derived_from = state.loaded.derived_from;
   outcome.launch_floor_ms = launch_floor_ms_;
   if (outcome.performance && outcome.reference_source.empty()) {

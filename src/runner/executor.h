@@ -28,6 +28,8 @@ struct LoadedKernel {
   observe::CallCounts import_calls;  // ATen calls made while a kernel file of its own was imported
   CandidateCaller caller;            // empty: it is called here
   TimedElsewhere timed_elsewhere;    // empty: it is timed here
+  // Where it runs elsewhere: stops (true) and continues (false) all of that process while ATen is timed here.
+  std::function<void(bool)> freeze;
 };
 
 // Loads `op`'s kernel from `backend` in this process, watching what loading

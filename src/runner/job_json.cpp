@@ -46,6 +46,11 @@ Json to_json(const TestJob& job) {
   j["known_correct"] = job.known_correct;
   if (!job.excluded_as.empty()) j["excluded_as"] = job.excluded_as;
   if (job.secret) j["secret"] = *job.secret;
+  if (const auto& r = job.reference) {
+    j["reference"] = {{"median", r->stats.median}, {"median_low", r->stats.median_low},
+                      {"median_high", r->stats.median_high}, {"min", r->stats.min},
+                      {"samples", r->stats.samples}, {"mode", results::to_string(r->mode)}};
+  }
   return j;
 }
 
@@ -57,6 +62,17 @@ TestJob job_from_json(const Json& j) {
               .known_correct = j.value("known_correct", false),
               .excluded_as = j.value("excluded_as", std::string())};
   if (j.contains("secret")) job.secret = j.at("secret").get<uint64_t>();
+  if (j.contains("reference")) {
+    const Json& r = j.at("reference");
+    const auto mode = results::parse_timing_mode(r.at("mode").get<std::string>());
+    if (!mode) throw std::runtime_error("a reference timing of no mode known: " + r.at("mode").dump());
+    job.reference = ReferenceTiming{.stats = {.samples = r.at("samples").get<size_t>(),
+                                              .median = r.at("median").get<double>(),
+                                              .min = r.at("min").get<double>(),
+                                              .median_low = r.at("median_low").get<double>(),
+                                              .median_high = r.at("median_high").get<double>()},
+                                    .mode = *mode};
+  }
   job.input.op_name = job.op_name;
   job.input.args_text = j.at("args").get<std::string>();
   if (j.contains("values")) {

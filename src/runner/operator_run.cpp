@@ -111,7 +111,8 @@ Failure with_context(Failure f, const std::string& context) {
 }
 
 OperatorRun::OperatorRun(std::string op_name, c10::OperatorHandle op, backends::Kernel kernel, const RunOptions& options,
-                         double floor_ms, CandidateCaller caller, TimedElsewhere timed_elsewhere)
+                         double floor_ms, CandidateCaller caller, TimedElsewhere timed_elsewhere,
+                         std::function<void(bool)> freeze)
     : op_name_(std::move(op_name)),
       op_(std::move(op)),
       kernel_(std::move(kernel)),
@@ -119,6 +120,7 @@ OperatorRun::OperatorRun(std::string op_name, c10::OperatorHandle op, backends::
         return PendingCall([ran = run_candidate(kernel_, inputs, options_.device, call)] { return ran; });
       }),
       timed_elsewhere_(std::move(timed_elsewhere)),
+      freeze_(std::move(freeze)),
       aten_(backends::AtenBackend().kernel_for(op_)),
       options_(options),
       floor_ms_(floor_ms),

@@ -48,9 +48,11 @@ class OperatorRun {
   // is the launch floor that relative_runtime_to_kernel_launch divides by.
   // `caller`: where correctness checks call the candidate (empty: here, by
   // `kernel`); `timed_elsewhere`: where a performance test that passed its
-  // correctness gate here is timed (empty: here).
+  // correctness gate here is timed (empty: here); `freeze`: given where ATen
+  // is timed here instead, with that process held still meanwhile.
   OperatorRun(std::string op_name, c10::OperatorHandle op, backends::Kernel kernel, const RunOptions& options,
-              double floor_ms, CandidateCaller caller = {}, TimedElsewhere timed_elsewhere = {});
+              double floor_ms, CandidateCaller caller = {}, TimedElsewhere timed_elsewhere = {},
+              std::function<void(bool)> freeze = {});
 
   // An outcome with `correctness` or `excluded` set.
   TestOutcome correctness(const data::InputRecord& input);
@@ -58,8 +60,11 @@ class OperatorRun {
   // input's correctness test already passed (here or in another process), so
   // it is not checked again before timing. `secret`: the test's secret
   // (inputs::test_secret), given where this process holds none of the run's.
+  // `given`: ATen's timing, taken apart (by a judge); the candidate is then
+  // timed alone, in its mode.
   TestOutcome performance(const data::InputRecord& input, bool known_correct = false,
-                          std::optional<uint64_t> secret = std::nullopt);
+                          std::optional<uint64_t> secret = std::nullopt,
+                          const std::optional<ReferenceTiming>& given = std::nullopt);
   // Where the last performance test's reference timing came from.
   timing::ReferenceSource reference_source() const { return reference_source_; }
   // The ATen calls made while the kernel's module was imported, judged with
@@ -73,6 +78,13 @@ class OperatorRun {
   Checked check(const data::InputRecord& input);
   // A performance test that ends before timing: its input left out, or not correct.
   std::optional<TestOutcome> gate(const data::InputRecord& input, bool known_correct);
+  // A performance test whose candidate is timed elsewhere (timed_elsewhere_) on `inputs`' values: ATen timed
+  // here, where no kernel code runs, the candidate there alone in ATen's mode, the speedup this process's own.
+  // `hooks` go around ATen's calls, whose outputs end in `last_output`.
+  TestOutcome time_apart(const data::InputRecord& input, const torch::jit::Stack& inputs, uint64_t secret,
+                         const timing::CallHooks* hooks, std::optional<torch::jit::Stack>& last_output);
+  // A timing's figures in `r`: both sides' times and samples, its mode, the launch floor's ratio.
+  void record_times(results::PerformanceResult& r, const timing::PairedTiming& t) const;
   // An input of the test beyond the suite's, with ATen's answer on it: made while the candidate's call
   // before it runs (in the kernel's process, where there is one). The candidate meets only inputs ATen took.
   struct Referenced {
@@ -146,6 +158,7 @@ class OperatorRun {
   backends::Kernel kernel_;
   CandidateCaller caller_;
   TimedElsewhere timed_elsewhere_;
+  std::function<void(bool)> freeze_;
   // ATen's call, wrapped as a kernel is, so that the timed reference and candidate go through the
   // same layers (a few ns each: 1-3% of a view's dispatch).
   backends::Kernel aten_;

@@ -36,6 +36,32 @@ results::GraphTimes graph_times(const timing::GraphTiming& reference, const timi
   return g;
 }
 
+// The process the candidate runs in, held still while in scope.
+class Frozen {
+ public:
+  explicit Frozen(const std::function<void(bool)>& freeze) : freeze_(freeze) {
+    if (freeze_) freeze_(true);
+  }
+  ~Frozen() {
+    if (freeze_) freeze_(false);
+  }
+  Frozen(const Frozen&) = delete;
+  Frozen& operator=(const Frozen&) = delete;
+
+ private:
+  const std::function<void(bool)>& freeze_;
+};
+
+// The candidate's timing as a kernel's process reported it, timed there against `reference`: its median, and
+// its interval undone from the speedup's (timing::pair_of).
+timing::Timing reported_candidate(const results::PerformanceResult& r, const timing::Timing& reference) {
+  timing::Timing c{.stats = {.samples = r.benchmark_samples, .median = r.benchmark_time_ms.value_or(0.0)},
+                   .mode = r.timing_mode.value_or(reference.mode)};
+  if (r.speedup_ci_low.value_or(0.0) > 0) c.stats.median_high = reference.stats.median_low / *r.speedup_ci_low;
+  if (r.speedup_ci_high.value_or(0.0) > 0) c.stats.median_low = reference.stats.median_high / *r.speedup_ci_high;
+  return c;
+}
+
 }  // namespace
 
 // The timed calls' outputs: the last timed call's, against ATen on the timed
@@ -252,7 +278,7 @@ std::optional<TestOutcome> OperatorRun::gate(const data::InputRecord& input, boo
 }
 
 TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_correct,
-                                     std::optional<uint64_t> secret) {
+                                     std::optional<uint64_t> secret, const std::optional<ReferenceTiming>& given) {
   TestOutcome outcome;
   results::PerformanceResult r{.op_name = op_name_, .args = input.args_text};
   reference_source_ = timing::ReferenceSource::timed;
@@ -272,7 +298,11 @@ TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_
   const uint64_t seed = seed_of(input);
   // The timed values come from the test's own secret, which the process that times it may be given alone.
   if (!secret) secret = inputs::test_secret(seed, options_.secret);
-  if (timed_elsewhere_) return timed_elsewhere_(input, *secret);
+  // Both sides timed where the candidate runs, in turns, unless that process can be held still while ATen is
+  // timed here; CUDA graphs capture both sides' calls beside each other.
+  if (timed_elsewhere_ && (!freeze_ || options_.timing.cuda_graphs)) {
+    return timed_elsewhere_(input, *secret, std::nullopt);
+  }
   // Both sides are timed on one copy of fresh inputs: separate copies sit at
   // other addresses, which alone moves mid-size kernels by a few percent.
   auto made = prepare_inputs(op_, input, options_.device, inputs::hidden_seed(seed, *secret, kTimedInputs));
@@ -310,6 +340,9 @@ TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_
     if (audit_mirror) reference_hooks.after = audit_mirror->after;
   }
   const timing::CallHooks* mirror = layout.empty() ? audit_mirror : &reference_hooks;
+  // ATen timed here and the candidate elsewhere: ATen's calls with the engine work they have beside the
+  // candidate's (the audit's reads of its outputs, each output kept until the next call's).
+  if (timed_elsewhere_) return time_apart(input, inputs, *secret, mirror, last_reference_output);
   bool reference_raised = false;
   timing::PairedTiming t;
   GlobalStateGuard state(options_.device);
@@ -349,6 +382,12 @@ TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_
           kernel_(stack);
           if (keep_output) last_output = std::move(stack);
         };
+        if (given) {  // ATen was timed apart: the candidate alone, in ATen's mode
+          t = timing::pair_of({given->stats, given->mode},
+                              timing::time_call(options_.device, candidate,
+                                                timing::options_in_mode(options_.timing, given->mode), hooks));
+          return;
+        }
         timing::BaselineStore::Timed timed =
             options_.baseline ? options_.baseline->time_pair(options_.device, op_name_, input.args_text, options_.seed,
                                                              reference, candidate, options_.timing, hooks, mirror)
@@ -380,16 +419,7 @@ TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_
   if (timed_check.no_reference) {
     return exclude("ATen on " + options_.device.str() + " is no reference for the timed calls: " + *timed_check.no_reference);
   }
-  r.reference_time_ms = t.reference.median_ms();
-  r.benchmark_time_ms = t.candidate.median_ms();
-  r.reference_samples = t.reference.stats.samples;
-  r.benchmark_samples = t.candidate.stats.samples;
-  r.timing_mode = t.reference.mode;
-  if (t.reference_graph && t.candidate_graph) r.graph = graph_times(*t.reference_graph, *t.candidate_graph, t.graph_speedup);
-  if (floor_ms_ > 0) {
-    r.relative_runtime_to_kernel_launch = t.reference.median_ms() / floor_ms_;
-    r.is_overhead_dominated_op = *r.relative_runtime_to_kernel_launch < options_.overhead_threshold;
-  }
+  record_times(r, t);
   if (!(t.candidate.median_ms() > 0.0)) {
     r.error_type = results::to_string(ErrorType::timing_failed);
     r.error_msg = "the candidate's time was not measurable (" + std::to_string(t.candidate.median_ms()) + " ms)";
@@ -402,6 +432,64 @@ TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_
   r.successfully_ran = true;
   roofline::annotate(r, op_, inputs, options_.device);
   outcome.performance = r;
+  return outcome;
+}
+
+void OperatorRun::record_times(results::PerformanceResult& r, const timing::PairedTiming& t) const {
+  r.reference_time_ms = t.reference.median_ms();
+  r.benchmark_time_ms = t.candidate.median_ms();
+  r.reference_samples = t.reference.stats.samples;
+  r.benchmark_samples = t.candidate.stats.samples;
+  r.timing_mode = t.reference.mode;
+  if (t.reference_graph && t.candidate_graph) r.graph = graph_times(*t.reference_graph, *t.candidate_graph, t.graph_speedup);
+  if (floor_ms_ > 0) {
+    r.relative_runtime_to_kernel_launch = t.reference.median_ms() / floor_ms_;
+    r.is_overhead_dominated_op = *r.relative_runtime_to_kernel_launch < options_.overhead_threshold;
+  }
+}
+
+TestOutcome OperatorRun::time_apart(const data::InputRecord& input, const torch::jit::Stack& inputs, uint64_t secret,
+                                    const timing::CallHooks* hooks, std::optional<torch::jit::Stack>& last_output) {
+  TestOutcome outcome;
+  const auto aten = [&] {
+    torch::jit::Stack stack = inputs;
+    aten_(stack);
+    last_output = std::move(stack);
+  };
+  // ATen timed with the device to this process alone (its phase takes the device lock, as the kernel's
+  // process's timing does after it) and the kernel's process stopped, threads it left running included
+  // (they would share the machine with ATen's calls); from the baseline cache where `cached`.
+  timing::BaselineStore::Reference reference;
+  const auto time_aten = [&](const timing::TimingOptions& o, bool cached) {
+    return capture([&] {
+      const PhaseScope phase(Phase::timing);
+      const Frozen frozen(freeze_);
+      reference = cached && options_.baseline
+                      ? options_.baseline->time_reference(options_.device, op_name_, input.args_text, options_.seed,
+                                                          aten, o, hooks)
+                      : timing::BaselineStore::Reference{timing::time_call(options_.device, aten, o, hooks)};
+    });
+  };
+  const auto left_out = [&](const Failure& f) {
+    outcome.excluded = results::ExcludedTest{op_name_, input.args_text, aten_raised(options_.device, f), true};
+    return outcome;
+  };
+  if (auto f = time_aten(options_.timing, true)) return left_out(*f);
+  outcome = timed_elsewhere_(input, secret, ReferenceTiming{reference.timing.stats, reference.timing.mode});
+  if (!outcome.performance || !outcome.performance->successfully_ran) return outcome;
+  results::PerformanceResult& r = *outcome.performance;
+  const timing::Timing candidate = reported_candidate(r, reference.timing);
+  if (candidate.mode != reference.timing.mode) {  // the candidate waits for the host: ATen timed as it was
+    if (auto f = time_aten(timing::options_in_mode(options_.timing, candidate.mode), false)) return left_out(*f);
+  }
+  // The figures of ATen's side are this process's own, whatever the kernel's process said.
+  const timing::PairedTiming t = timing::pair_of(reference.timing, candidate);
+  record_times(r, t);
+  r.speedup = t.speedup;
+  r.speedup_ci_low = t.speedup_low;
+  r.speedup_ci_high = t.speedup_high;
+  roofline::annotate(r, op_, inputs, options_.device);
+  outcome.reference_source = results::to_string(reference.source);
   return outcome;
 }
 

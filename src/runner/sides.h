@@ -89,8 +89,10 @@ using PendingCall = std::function<std::variant<CandidateRun, Failure>()>;
 using CandidateCaller = std::function<PendingCall(const torch::jit::Stack& inputs, const CandidateCall& call)>;
 
 // A performance test of a candidate known correct on its input, timed where
-// the candidate runs (judge/kernel_process.h), from the test's secret (inputs::test_secret): its outcome.
-using TimedElsewhere = std::function<TestOutcome(const data::InputRecord& input, uint64_t secret)>;
+// the candidate runs (judge/kernel_process.h), from the test's secret (inputs::test_secret), against
+// ATen's `reference` timed here (none: both sides are timed there): its outcome.
+using TimedElsewhere = std::function<TestOutcome(const data::InputRecord& input, uint64_t secret,
+                                                 const std::optional<ReferenceTiming>& reference)>;
 
 // `v` with its tensors copied (a CandidateRun's snapshot is made of such copies).
 c10::IValue snapshot_of(const c10::IValue& v);

@@ -14,10 +14,18 @@
 #include "results/records.h"
 #include "runner/time_split.h"
 #include "suite/suite.h"
+#include "timing/statistics.h"
 
 namespace backendbench::runner {
 
 enum class TestKind { correctness, performance };
+
+// ATen's timing of a performance test, taken where no kernel code runs (a judge): the candidate is then timed
+// alone, in its mode, against it.
+struct ReferenceTiming {
+  timing::SampleStats stats;
+  results::TimingMode mode = results::TimingMode::host;
+};
 
 struct TestJob {
   size_t id = 0;         // position in the suite's job list
@@ -34,6 +42,8 @@ struct TestJob {
   // A performance test's secret (inputs::test_secret), where the worker holds none of the run's (a judge's
   // kernel process): its timed values come from it.
   std::optional<uint64_t> secret;
+  // A performance test whose reference was timed apart (judge/kernel_process.h).
+  std::optional<ReferenceTiming> reference;
 
   // Identifies the test across runs (for --resume): kind, operator and arguments.
   std::string key() const;

@@ -112,6 +112,7 @@ workers::PoolOptions pool_options(const RunRequest& r, const runner::RunOptions&
                  .tolerance = run.tolerance,
                  .timing = run.timing,
                  .baseline_cache = reuses_baselines(r, run.device),
+                 .judge_times_aten = r.workers.judge_times_aten,
                  .log_level = std::string(log::level_name(log::level())),
                  .memory_limit_mb = r.workers.memory_limit_mb,
                  .cpu_limit_s = r.workers.cpu_limit_s};

@@ -47,6 +47,9 @@ struct WorkerSpec {
   // Workers are judges: ATen's reference and the verdicts out of the kernels' processes
   // (judge/kernel_process.h); off by request (--no-judge) or with $BACKENDBENCH_JUDGE=0.
   bool judge = true;
+  // A judge times ATen itself, with the kernel's process stopped, and the candidate alone in that process
+  // (--judge-times-aten): unpaired, so less steady than the default's turns (docs/sandbox.md).
+  bool judge_times_aten = false;
   std::string executable;             // the worker binary; "": this executable
 };
 

@@ -211,25 +211,37 @@ int serve_as_judge() {
   std::optional<c10::DeviceGuard> on_device;
   std::unique_ptr<judge::KernelProcess> kernel;
   std::unique_ptr<workers::DeviceLock> lock;
+  // With --judge-times-aten ATen's timings are the judge's (the kernel's process never reaches them), and
+  // so is the cache of them.
+  Baselines baselines;
+  double floor_ms = 0;
   try {
     run = run_options_of(config);
     on_device.emplace(run.device);
+    if (config.judge_times_aten && config.baseline_cache) {
+      baselines = open_baselines(run.device, timing::BaselineCache::default_dir());
+      run.baseline = baselines.store.get();
+    }
     kernel = std::make_unique<judge::KernelProcess>(
         config, [&courier](std::string frame) { courier.send(std::move(frame)); }, [&courier] { courier.flush(); });
     lock = device_lock(config, run.device);
+    lock->hold(workers::DeviceLock::Mode::exclusive);
+    floor_ms = runner::measure_launch_floor(run.device, run.timing);
+    lock->hold(workers::DeviceLock::Mode::none);
   } catch (const std::exception& e) {
     courier.send(nlohmann::ordered_json{{"type", "fatal"}, {"message", e.what()}}.dump());
     return 4;
   }
   runner::TestExecutor executor(
       [&](const std::string& op_name, const c10::OperatorHandle& op) { return kernel->load(op_name, op); }, run,
-      kernel->launch_floor_ms());
+      floor_ms);
   return workers::serve_jobs(
       courier,
       {.executor = executor,
        .device = run.device,
-       .launch_floor_ms = kernel->launch_floor_ms(),
+       .launch_floor_ms = floor_ms,
        .lock = lock.get(),
+       .baseline = baselines.store.get(),
        .after_test = [&](const runner::TestJob& job, runner::TestOutcome& outcome) {
          const size_t left = kernel->end_test();
          if (config.sandbox.enabled) apply_sandbox_verdict(job, outcome, left);

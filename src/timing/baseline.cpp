@@ -209,17 +209,37 @@ std::optional<std::string> BaselineStore::dropped() const {
   return dropped_;
 }
 
+void BaselineStore::remember(const std::string& op_name, const std::string& args, uint64_t seed,
+                             const TimingOptions& o, c10::Device device, const Timing& reference) {
+  const auto& s = reference.stats;
+  // spread: the relative width of the median's confidence interval, from which a hit rebuilds it
+  cache_.store(key(op_name, args, seed, o, device, reference.mode),
+               {.median_ms = s.median, .min_ms = s.min, .spread = s.relative_ci_width(), .samples = s.samples});
+}
+
+std::string BaselineStore::audit_drift(const BaselineEntry& cached, TimingMode mode, const Timing& fresh) {
+  return fresh.mode != mode ? "cached in " + to_string(mode) + " mode, now timed in " + to_string(fresh.mode) + " mode"
+                            : drift_between(cached, fresh);
+}
+
+namespace {
+
+// A cache entry as the statistics of a timing (its interval rebuilt from its spread).
+SampleStats stats_of(const BaselineEntry& entry) {
+  SampleStats stats{.samples = entry.samples, .median = entry.median_ms, .min = entry.min_ms};
+  stats.median_low = entry.median_ms * (1.0 - entry.spread / 2);
+  stats.median_high = entry.median_ms * (1.0 + entry.spread / 2);
+  return stats;
+}
+
+}  // namespace
+
 BaselineStore::Timed BaselineStore::time_pair(c10::Device device, const std::string& op_name, const std::string& args,
                                               uint64_t seed, const std::function<void()>& reference,
                                               const std::function<void()>& candidate, const TimingOptions& o,
                                               const CallHooks* candidate_hooks, const CallHooks* reference_hooks) {
   const auto both = [&] { return timing::time_pair(device, reference, candidate, o, candidate_hooks, reference_hooks); };
-  const auto remember = [&](const Timing& t) {
-    const auto& s = t.stats;
-    // spread: the relative width of the median's confidence interval, from which a hit rebuilds it
-    cache_.store(key(op_name, args, seed, o, device, t.mode),
-                 {.median_ms = s.median, .min_ms = s.min, .spread = s.relative_ci_width(), .samples = s.samples});
-  };
+  const auto remember = [&](const Timing& t) { this->remember(op_name, args, seed, o, device, t); };
   // The cache holds dispatch-inclusive times only: with CUDA graphs the reference is timed again.
   if (o.cuda_graphs || dropped()) {
     Timed t{both(), ReferenceSource::timed};
@@ -231,27 +251,42 @@ BaselineStore::Timed BaselineStore::time_pair(c10::Device device, const std::str
     if (!entry) continue;
     if (is_audit(++hits_, policy_)) {
       Timed t{both(), ReferenceSource::audited};
-      const Timing& fresh = t.timing.reference;
-      const std::string drift = fresh.mode != mode ? "cached in " + to_string(mode) + " mode, now timed in " +
-                                                         to_string(fresh.mode) + " mode"
-                                                   : drift_between(*entry, fresh);
-      if (!drift.empty()) drop(op_name + " " + args + ": " + drift);
-      remember(fresh);
+      if (const std::string drift = audit_drift(*entry, mode, t.timing.reference); !drift.empty()) {
+        drop(op_name + " " + args + ": " + drift);
+      }
+      remember(t.timing.reference);
       return t;
     }
-    TimingOptions candidate_only = o;
-    candidate_only.hold_stream = mode == TimingMode::kernel;
-    if (candidate_only.hold_stream) candidate_only.kernel_floor_ms = 0.0;  // the reference ran in kernel mode: so does the candidate
-    Timing measured = time_call(device, candidate, candidate_only, candidate_hooks);
+    Timing measured = time_call(device, candidate, options_in_mode(o, mode), candidate_hooks);
     if (measured.mode != mode) break;  // the candidate cannot be timed as the reference was: time both
-    SampleStats stats{.samples = entry->samples, .median = entry->median_ms, .min = entry->min_ms};
-    stats.median_low = entry->median_ms * (1.0 - entry->spread / 2);
-    stats.median_high = entry->median_ms * (1.0 + entry->spread / 2);
-    return {pair_of({stats, mode}, std::move(measured)), ReferenceSource::cached};
+    return {pair_of({stats_of(*entry), mode}, std::move(measured)), ReferenceSource::cached};
   }
   Timed t{both(), ReferenceSource::timed};
   remember(t.timing.reference);
   return t;
+}
+
+BaselineStore::Reference BaselineStore::time_reference(c10::Device device, const std::string& op_name,
+                                                       const std::string& args, uint64_t seed,
+                                                       const std::function<void()>& reference,
+                                                       const TimingOptions& o, const CallHooks* hooks) {
+  const auto fresh = [&] {
+    Timing t = time_call(device, reference, o, hooks);
+    remember(op_name, args, seed, o, device, t);
+    return t;
+  };
+  for (TimingMode mode : {TimingMode::kernel, TimingMode::dispatch, TimingMode::host}) {
+    if (dropped()) break;
+    const auto entry = cache_.find(key(op_name, args, seed, o, device, mode));
+    if (!entry) continue;
+    if (!is_audit(++hits_, policy_)) return {{stats_of(*entry), mode}, ReferenceSource::cached};
+    Reference audited{fresh(), ReferenceSource::audited};
+    if (const std::string drift = audit_drift(*entry, mode, audited.timing); !drift.empty()) {
+      drop(op_name + " " + args + ": " + drift);
+    }
+    return audited;
+  }
+  return {fresh(), ReferenceSource::timed};
 }
 
 }  // namespace backendbench::timing

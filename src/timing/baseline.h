@@ -125,6 +125,17 @@ class BaselineStore {
                   const TimingOptions& options, const CallHooks* candidate_hooks = nullptr,
                   const CallHooks* reference_hooks = nullptr);
 
+  // ATen's timing alone, where the candidate is timed in another process (a judge's kernel process, which
+  // then never reaches the cache): from the cache when it is there, trusted and not due for an audit;
+  // otherwise timed (an audit against the cached entry) and stored.
+  struct Reference {
+    Timing timing;
+    ReferenceSource source = ReferenceSource::timed;
+  };
+  Reference time_reference(c10::Device device, const std::string& op_name, const std::string& args, uint64_t seed,
+                           const std::function<void()>& reference, const TimingOptions& options,
+                           const CallHooks* hooks = nullptr);
+
   // Stops reuse for the rest of this process (a drift found here, or by
   // another worker of the run); the first reason is kept.
   void drop(const std::string& reason);
@@ -133,6 +144,10 @@ class BaselineStore {
  private:
   BaselineKey key(const std::string& op_name, const std::string& args, uint64_t seed, const TimingOptions& o,
                   c10::Device device, TimingMode mode) const;
+  void remember(const std::string& op_name, const std::string& args, uint64_t seed, const TimingOptions& o,
+                c10::Device device, const Timing& reference);
+  // After an audit: why the cached entry (of `mode`) is untrue beside `fresh`, or "".
+  static std::string audit_drift(const BaselineEntry& cached, TimingMode mode, const Timing& fresh);
 
   BaselineCache& cache_;
   std::string gpu_, driver_, torch_version_;

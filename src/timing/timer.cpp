@@ -364,6 +364,12 @@ void synchronize(c10::Device device) {
   guard.synchronizeDevice(device.index() < 0 ? guard.getDevice().index() : device.index());
 }
 
+TimingOptions options_in_mode(TimingOptions o, TimingMode mode) {
+  o.hold_stream = mode == TimingMode::kernel;
+  if (o.hold_stream) o.kernel_floor_ms = 0.0;
+  return o;
+}
+
 Timing time_call(c10::Device device, const Fn& fn, const TimingOptions& o, const CallHooks* hooks) {
   const CountsTowardsTiming counted;
   Side side(fn, o, hooks);

@@ -118,6 +118,10 @@ struct PairedTiming {
 // medians' confidence intervals.
 PairedTiming pair_of(Timing reference, Timing candidate);
 
+// `options` for a side timed in `mode` because the other side was (apart from it, or earlier): kernel mode from
+// the first sample (no floor to fall under), or dispatch-inclusive.
+TimingOptions options_in_mode(TimingOptions options, TimingMode mode);
+
 // Times `fn` alone, `hooks` (when given) around each of its calls. Exceptions from `fn` propagate.
 Timing time_call(c10::Device device, const std::function<void()>& fn, const TimingOptions& options = {},
                  const CallHooks* hooks = nullptr);

@@ -20,11 +20,15 @@ Json to_json(const WorkerConfig& c) {
           {"rtol", c.tolerance.rtol},
           {"timing", timing::to_json(c.timing)},
           {"baseline_cache", c.baseline_cache},
+          {"judge_times_aten", c.judge_times_aten},
           {"log_level", c.log_level},
           {"memory_limit_mb", c.memory_limit_mb},
           {"cpu_limit_s", c.cpu_limit_s},
           {"sandbox",
-           {{"enabled", c.sandbox.enabled}, {"scratch_dir", c.sandbox.scratch_dir}, {"lock_dir", c.sandbox.lock_dir}}},
+           {{"enabled", c.sandbox.enabled},
+            {"scratch_dir", c.sandbox.scratch_dir},
+            {"lock_dir", c.sandbox.lock_dir},
+            {"baselines", c.sandbox.baselines}}},
           {"guarded", c.guarded}};
 }
 
@@ -42,13 +46,15 @@ WorkerConfig config_from_json(const Json& j) {
   c.tolerance = {.atol = j.at("atol").get<double>(), .rtol = j.at("rtol").get<double>()};
   c.timing = timing::timing_options_from_json(j.at("timing"));
   c.baseline_cache = j.at("baseline_cache").get<bool>();
+  c.judge_times_aten = j.at("judge_times_aten").get<bool>();
   c.log_level = j.at("log_level").get<std::string>();
   c.memory_limit_mb = j.at("memory_limit_mb").get<size_t>();
   c.cpu_limit_s = j.at("cpu_limit_s").get<double>();
   const Json& sandbox = j.at("sandbox");
   c.sandbox = {.enabled = sandbox.at("enabled").get<bool>(),
                .scratch_dir = sandbox.at("scratch_dir").get<std::string>(),
-               .lock_dir = sandbox.at("lock_dir").get<std::string>()};
+               .lock_dir = sandbox.at("lock_dir").get<std::string>(),
+               .baselines = sandbox.at("baselines").get<bool>()};
   c.guarded = j.value("guarded", std::vector<int>{});
   return c;
 }

@@ -35,6 +35,9 @@ struct WorkerConfig {
   check::Tolerance tolerance;
   timing::TimingOptions timing;
   bool baseline_cache = true;
+  // A judge times ATen itself, the kernel's process stopped meanwhile, and the candidate alone there
+  // (--judge-times-aten); the kernel's process then never reaches the cache of ATen's timings.
+  bool judge_times_aten = false;
   std::string log_level = "INFO";
   size_t memory_limit_mb = 0;  // address space a worker may add after starting (0: no limit)
   double cpu_limit_s = 0;      // CPU time a worker may use (0: no limit)

@@ -269,7 +269,6 @@ std::vector<fs::path> writable_folders(const SandboxConfig& config, bool cuda) {
       {config.scratch_dir, true},
       {config.lock_dir, true},
       {util::cache_dir("kernels"), true},    // our native kernels' libraries (compiled here on a cache miss)
-      {util::cache_dir("baselines"), true},  // reference timings the worker records
       {"/dev", false},                       // GPU device nodes, /dev/shm, /dev/null
       // Triton's cache (~/.triton/cache, or $TRITON_CACHE_DIR), torch's C++
       // extensions, inductor (by default beneath TMPDIR: the scratch folder),
@@ -283,6 +282,7 @@ std::vector<fs::path> writable_folders(const SandboxConfig& config, bool cuda) {
        cuda},  // torch's jiterator kernels
       {first({env_path("CUDA_CACHE_PATH"), home.empty() ? fs::path() : home / ".nv" / "ComputeCache"}), cuda},
   };
+  if (config.baselines) folders.emplace_back(util::cache_dir("baselines"), true);  // reference timings it records
   std::vector<fs::path> writable;
   for (const auto& [folder, create] : folders) {
     if (folder.empty()) continue;

@@ -24,6 +24,7 @@ struct SandboxConfig {
   bool enabled = true;
   std::string scratch_dir;  // the worker's own folder (its TMPDIR); removed when the run ends
   std::string lock_dir;     // the device lock folder of workers/device_lock.h, as the run sees it
+  bool baselines = true;    // it may record reference timings (a judge's kernel process may not: ATen is the judge's)
 };
 
 // The signal a worker dies of when the seccomp filter stops a system call.

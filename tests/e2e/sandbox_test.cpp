@@ -221,6 +221,36 @@ TEST_F(Sandbox, ADetachedProcessDiesWithItsTestAndCannotRewriteTheResults) {
   EXPECT_FALSE(has(written, "forged"));
 }
 
+// A kernel that appends forged reference timings to the cache of ATen's timings, which later runs reuse: with
+// --judge-times-aten the kernel's process may not write it (ATen is timed by the judge, which keeps the cache).
+TEST_F(Sandbox, WritingTheCacheOfAtensTimingsIsRefusedWhereTheJudgeTimesAten) {
+  const fs::path cache = dir_ / "cache";
+  fs::create_directories(cache / "baselines");
+  write("cache/baselines/baselines.jsonl", "");
+  expect_run_whole(run_attack("poison_baselines", "BACKENDBENCH_CACHE='" + cache.string() + "'", "--judge-times-aten"));
+  expect_relu_failed("SandboxViolation", "Permission denied");
+  EXPECT_FALSE(has(read_file(cache / "baselines" / "baselines.jsonl"), "forged"));
+}
+
+// A thread a kernel leaves running shares the machine with whatever runs beside it: with --judge-times-aten the
+// judge stops the kernel's process while it times ATen (a relu large enough to take tens of milliseconds), so
+// the thread's ticks pause that long.
+TEST_F(Sandbox, TheKernelsProcessIsStoppedWhileTheJudgeTimesAten) {
+  fs::create_directories(dir_ / "kernels");
+  fs::copy(fixture("sandbox_kernels_cpu") / "busy_thread", dir_ / "kernels", fs::copy_options::recursive);
+  write("big.txt", "Operator: aten.relu.default\ncnt: 1, ((T([4096, 4096], f32),), {})\n");
+  const Outcome o = run("--suite torchbench --data big.txt --backend directory --ops-directory kernels --device cpu "
+                        "--num-workers 1 --test-timeout 120 --log-dir out --judge-times-aten");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_TRUE(relu("performance").value("successfully_ran", false)) << relu("performance").dump();
+  int longest = 0;
+  const std::regex pause("LONGEST_PAUSE_MS=(\\d+)");
+  for (auto it = std::sregex_iterator(o.err.begin(), o.err.end(), pause); it != std::sregex_iterator(); ++it) {
+    longest = std::max(longest, std::stoi((*it)[1]));
+  }
+  EXPECT_GE(longest, 20) << o.err;
+}
+
 const std::string kSecrets = "ANTHROPIC_API_KEY='sk-sandbox-test-1' OPENAI_API_KEY='sk-sandbox-test-2' "
                              "MY_SERVICE_TOKEN='sk-sandbox-test-3'";
 

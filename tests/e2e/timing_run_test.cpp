@@ -70,6 +70,33 @@ TEST_F(TimingRun, CpuRunsDoNotReuseCachedReferencesByDefault) {
   EXPECT_NE(both.err.find("contradict"), std::string::npos) << both.err;
 }
 
+// With --judge-times-aten ATen is timed by the judge, which keeps the cache of its timings: a second run takes
+// (audited) references from it, and every performance test still runs. The flag needs judges.
+TEST_F(TimingRun, WhereTheJudgeTimesAtenItKeepsTheCacheOfAtensTimings) {
+  write("t.txt", kTrace);
+  for (const char* folder : {"first", "second"}) {
+    const Outcome o = run(std::string("--suite torchbench --data t.txt --device cpu --baseline-cache "
+                                      "--judge-times-aten --log-dir ") + folder);
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    EXPECT_NE(o.out.find("correctness score (mean pass rate over all operators): 1.00"), std::string::npos) << o.out;
+  }
+  EXPECT_TRUE(std::filesystem::exists(dir_ / "cache" / "baselines" / "baselines.jsonl"));
+  const std::string second = read_json(dir_ / "second" / "run_info.json")["environment"]["baseline_cache"];
+  EXPECT_NE(second.find("audited (timed again)"), std::string::npos) << second;
+  size_t timed = 0;
+  for (const auto& [key, r] : tests_by_key(read_json(dir_ / "second" / "full_results.json"))) {
+    if (r["test_type"] != "performance") continue;
+    EXPECT_TRUE(r["successfully_ran"].get<bool>()) << r.dump();
+    EXPECT_GT(r["reference_time_ms"].get<double>(), 0.0) << r.dump();
+    ++timed;
+  }
+  EXPECT_EQ(timed, 4u);
+
+  const Outcome both = run("--suite torchbench --data t.txt --device cpu --judge-times-aten --no-judge");
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.err.find("contradict"), std::string::npos) << both.err;
+}
+
 // Making a large input takes longer than the timeout, but the call itself
 // (a transpose: a view) is fast: the test passes.
 TEST_F(TimingRun, SlowInputsDoNotCountAgainstTheTestTimeout) {

@@ -36,6 +36,27 @@ TEST(JobJson, PerformanceJobCarriesWhatItsCorrectnessTestFound) {
   job.known_correct = true;
   EXPECT_TRUE(job_from_json(to_json(job)).known_correct);
   EXPECT_TRUE(job_from_json(to_json(job)).excluded_as.empty());
+  EXPECT_FALSE(job_from_json(to_json(job)).reference);
+}
+
+// ATen's timing, taken by a judge (--judge-times-aten), goes to the kernel's process with the job whole.
+TEST(JobJson, PerformanceJobCarriesAtensTimingTakenApart) {
+  TestJob job{.id = 4, .op_name = "aten.relu.default", .kind = TestKind::performance, .known_correct = true,
+              .secret = 77};
+  job.input.op_name = job.op_name;
+  job.input.args_text = "((T([8], f16),), {})";
+  job.reference = ReferenceTiming{.stats = {.samples = 40, .median = 0.0123, .min = 0.0119, .median_low = 0.0121,
+                                            .median_high = 0.0125},
+                                  .mode = results::TimingMode::dispatch};
+  const TestJob back = job_from_json(to_json(job));
+  ASSERT_TRUE(back.reference);
+  EXPECT_EQ(back.reference->mode, results::TimingMode::dispatch);
+  EXPECT_EQ(back.reference->stats.samples, 40u);
+  EXPECT_DOUBLE_EQ(back.reference->stats.median, 0.0123);
+  EXPECT_DOUBLE_EQ(back.reference->stats.min, 0.0119);
+  EXPECT_DOUBLE_EQ(back.reference->stats.median_low, 0.0121);
+  EXPECT_DOUBLE_EQ(back.reference->stats.median_high, 0.0125);
+  EXPECT_EQ(back.secret, job.secret);
 }
 
 }  // namespace
