@@ -32,11 +32,12 @@ bool same_bits(const torch::jit::Stack& a, const torch::jit::Stack& b) {
 }  // namespace
 
 CandidateService::CandidateService(runner::TestExecutor& executor, c10::Device device, std::function<size_t()> end_test,
-                                   timing::BaselineStore* baseline)
+                                   timing::BaselineStore* baseline, std::vector<std::string>* recorded)
     : executor_(executor),
       device_(device),
       end_test_(std::move(end_test)),
       baseline_(baseline),
+      recorded_(recorded),
       from_judge_(SharedRegion::create("backendbench-from-judge")),
       to_judge_(SharedRegion::create("backendbench-to-judge")),
       from_judge_on_device_(device),
@@ -84,7 +85,8 @@ Json CandidateService::time(const Json& request) {
   return {{"type", "timed"},
           {"outcome", runner::to_json(outcome)},
           {"context_lost", context_lost_after(failed)},
-          {"baseline_dropped", dropped}};
+          {"baseline_dropped", dropped},
+          {"recorded", recorded_ ? std::exchange(*recorded_, {}) : std::vector<std::string>{}}};
 }
 
 Json CandidateService::run(const Json& h) {

@@ -20,7 +20,8 @@
 //                   "replaced": [...], "size": n, "device_size": n, "unsent": b} (through host memory, no bytes
 //                   for storages the candidate left unchanged; "unsent": its bytes wait for a resend)
 //                  {"type": "written", "size": n} (after a resend: its bytes in host memory)
-//                  {"type": "timed", "outcome": {...}, "context_lost": b, "baseline_dropped": "why" or null}
+//                  {"type": "timed", "outcome": {...}, "context_lost": b, "baseline_dropped": "why" or null,
+//                   "recorded": [cache lines]}
 //                  {"type": "ended", "left": n}
 #pragma once
 
@@ -41,9 +42,10 @@ namespace backendbench::judge {
 class CandidateService {
  public:
   // `end_test` kills what the test's kernel left running and says how many it were; `baseline`: the
-  // reference timings' cache (null: none). Creates the shared regions.
+  // reference timings' cache (null: none), which hands the entries it would store to `recorded` (lines of
+  // timing::baseline_line), for the judge to record. Creates the shared regions.
   CandidateService(runner::TestExecutor& executor, c10::Device device, std::function<size_t()> end_test,
-                   timing::BaselineStore* baseline);
+                   timing::BaselineStore* baseline, std::vector<std::string>* recorded);
   // The regions' file descriptors, judge to here and back, for the judge to open.
   std::vector<int> regions() const { return {from_judge_.fd(), to_judge_.fd()}; }
   // The answer to one request.
@@ -62,6 +64,7 @@ class CandidateService {
   c10::Device device_;
   std::function<size_t()> end_test_;
   timing::BaselineStore* baseline_;
+  std::vector<std::string>* recorded_;
   bool told_drop_ = false;
   StorageTable storages_{-1};
   SharedRegion from_judge_, to_judge_;

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "judge/wire.h"
+#include "results/operator_name.h"
 #include "results/phase.h"
 #include "runner/phase.h"
 #include "runner/job_json.h"
@@ -23,11 +24,14 @@ namespace backendbench::judge {
 using Json = nlohmann::ordered_json;
 
 KernelProcess::KernelProcess(const workers::WorkerConfig& config, std::function<void(std::string)> to_run,
-                             std::function<void()> before_ending)
+                             std::function<void()> before_ending, timing::BaselineStore* baselines)
     : to_run_(std::move(to_run)),
       before_ending_(std::move(before_ending)),
       device_(config.device),
       judge_times_aten_(config.judge_times_aten),
+      baselines_(baselines),
+      seed_(config.seed),
+      timing_(config.timing),
       to_kernel_on_device_(device_),
       from_kernel_on_device_(device_) {
   workers::WorkerConfig own = config;
@@ -35,10 +39,10 @@ KernelProcess::KernelProcess(const workers::WorkerConfig& config, std::function<
   // Not the run's secret: each performance test's own comes with its job (runner::TestJob::secret), so kernel
   // code learns no other test's hidden values.
   own.secret = 0;
-  if (config.judge_times_aten) {  // ATen is timed here: the kernel's process never reaches its timings' cache
-    own.baseline_cache = false;
-    own.sandbox.baselines = false;
-  }
+  // The cache of ATen's timings is this process's to write: the kernel's process hands its entries over, or,
+  // where ATen is timed here, never reaches the cache.
+  own.sandbox.baselines = false;
+  if (config.judge_times_aten) own.baseline_cache = false;
   // Its environment is this process's, which the run chose (no secrets; its scratch folder).
   process_ = workers::spawn_worker({util::self_executable(), "__worker"});
   if (!workers::send_frame(process_.socket, workers::to_json(own).dump())) {
@@ -268,6 +272,7 @@ runner::TestOutcome KernelProcess::time(const std::string& op_name, const data::
       if (const auto reason = answer->value("baseline_dropped", Json()); reason.is_string()) {
         to_run_(Json{{"type", "baseline_dropped"}, {"reason", reason}}.dump());
       }
+      record(op_name, input, answer->value("recorded", std::vector<std::string>{}));
       return runner::outcome_from_json(answer->at("outcome"));
     }
   } catch (const std::exception& e) {
@@ -285,6 +290,20 @@ size_t KernelProcess::end_test() {
 
 void KernelProcess::forward(const Json& frame) {
   if (!stopped()) send_frame(frame.dump());
+}
+
+void KernelProcess::record(const std::string& op_name, const data::InputRecord& input,
+                           const std::vector<std::string>& lines) {
+  if (!baselines_) return;
+  const std::string short_name = results::parse_operator_name(op_name).short_name();
+  for (const std::string& line : lines) {
+    const auto entry = timing::parse_baseline_line(line);
+    // Only this test's own keys: anything else is not the kernel's process's honest doing, and not stored.
+    if (!entry || !baselines_->record(entry->first, entry->second, device_, short_name, input.args_text, seed_, timing_)) {
+      BB_LOG(warning) << "the kernel's process handed over a reference timing that is not its test's (" << op_name
+                      << " " << input.args_text << "): not stored";
+    }
+  }
 }
 
 }  // namespace backendbench::judge

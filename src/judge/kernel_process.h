@@ -35,6 +35,7 @@
 #include "judge/shared_region.h"
 #include "runner/executor.h"
 #include "runner/sides.h"
+#include "timing/baseline.h"
 #include "workers/courier.h"
 #include "workers/messages.h"
 #include "workers/process.h"
@@ -48,8 +49,10 @@ class KernelProcess {
   // process ends as its kernel's process did (the judge's frames to the run
   // must leave first). Throws std::runtime_error with the process's own words
   // when it cannot start.
+  // `baselines` (null: none) records the entries of the cache of ATen's timings that the kernel's process
+  // hands over (it may not write the cache).
   KernelProcess(const workers::WorkerConfig& config, std::function<void(std::string)> to_run,
-                std::function<void()> before_ending);
+                std::function<void()> before_ending, timing::BaselineStore* baselines);
   ~KernelProcess();
   KernelProcess(const KernelProcess&) = delete;
   KernelProcess& operator=(const KernelProcess&) = delete;
@@ -90,6 +93,8 @@ class KernelProcess {
   void stop(const std::string& what);
   std::optional<std::string> receive_frame();
   void send_frame(const std::string& frame);
+  // Stores the cache entries of ATen's timings the kernel's process handed over for this test.
+  void record(const std::string& op_name, const data::InputRecord& input, const std::vector<std::string>& lines);
   // Ends this process as the kernel's process ended.
   [[noreturn]] void end_as_it_did();
 
@@ -98,6 +103,9 @@ class KernelProcess {
   std::function<void()> before_ending_;
   c10::Device device_;
   bool judge_times_aten_;  // ATen is timed here, the kernel's process stopped meanwhile (freeze)
+  timing::BaselineStore* baselines_;
+  uint64_t seed_;
+  timing::TimingOptions timing_;
   StorageTable storages_{1};
   SharedRegion to_kernel_, from_kernel_;
   // Tensors on the device cross through these, where the run is on a CUDA device.

@@ -20,9 +20,11 @@ std::string gpu_description(c10::Device device) {
          " MHz";
 }
 
-Baselines open_baselines(c10::Device device, const std::filesystem::path& dir, timing::BaselinePolicy policy) {
+Baselines open_baselines(c10::Device device, const std::filesystem::path& dir, timing::BaselinePolicy policy,
+                         timing::BaselineCache::Recorder record) {
   Baselines b;
-  b.cache = std::make_unique<timing::BaselineCache>(dir);
+  b.cache = record ? std::make_unique<timing::BaselineCache>(dir, std::move(record))
+                   : std::make_unique<timing::BaselineCache>(dir);
   std::string gpu = "cpu", driver;
   if (device.is_cuda()) {
     const timing::GpuMonitor monitor(device.index());

@@ -24,6 +24,8 @@ struct Baselines {
   std::unique_ptr<timing::BaselineCache> cache;
   std::unique_ptr<timing::BaselineStore> store;
 };
-Baselines open_baselines(c10::Device device, const std::filesystem::path& dir, timing::BaselinePolicy policy = {});
+// `record`: where entries go instead of the file, which this process may not write (a judge's kernel process).
+Baselines open_baselines(c10::Device device, const std::filesystem::path& dir, timing::BaselinePolicy policy = {},
+                         timing::BaselineCache::Recorder record = {});
 
 }  // namespace backendbench::session

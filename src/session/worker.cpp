@@ -154,6 +154,7 @@ int serve_as_worker() {
   }
 
   std::unique_ptr<backends::Backend> backend;
+  std::vector<std::string> recorded;  // cache entries for the judge to record (declared before the cache)
   Baselines baselines;
   std::unique_ptr<workers::DeviceLock> lock;
   std::optional<c10::DeviceGuard> on_device;  // kernels launch on the worker's device
@@ -164,7 +165,14 @@ int serve_as_worker() {
     on_device.emplace(run.device);
     backend = make_backend(config.backend);
     if (config.baseline_cache) {
-      baselines = open_baselines(run.device, timing::BaselineCache::default_dir());
+      // A judge's kernel process may not write the cache: its judge records the entries it hands over.
+      timing::BaselineCache::Recorder record;
+      if (!config.sandbox.baselines) {
+        record = [&recorded](const timing::BaselineKey& key, const timing::BaselineEntry& entry) {
+          recorded.push_back(timing::baseline_line(key, entry));
+        };
+      }
+      baselines = open_baselines(run.device, timing::BaselineCache::default_dir(), {}, std::move(record));
       run.baseline = baselines.store.get();
     }
     lock = device_lock(config, run.device);
@@ -180,7 +188,7 @@ int serve_as_worker() {
   runner::TestExecutor executor(*backend, run, floor_ms);
   const auto kill_leftovers = [&config] { return config.sandbox.enabled ? workers::kill_descendants() : size_t{0}; };
   // A judge's requests, when a judge started this worker (serve_as_judge).
-  judge::CandidateService candidates(executor, run.device, kill_leftovers, baselines.store.get());
+  judge::CandidateService candidates(executor, run.device, kill_leftovers, baselines.store.get(), &recorded);
   const int status = workers::serve_jobs(
       courier,
       {.executor = executor,
@@ -211,19 +219,20 @@ int serve_as_judge() {
   std::optional<c10::DeviceGuard> on_device;
   std::unique_ptr<judge::KernelProcess> kernel;
   std::unique_ptr<workers::DeviceLock> lock;
-  // With --judge-times-aten ATen's timings are the judge's (the kernel's process never reaches them), and
-  // so is the cache of them.
+  // The cache of ATen's timings is the judge's to write (the kernel's process hands over what it timed); with
+  // --judge-times-aten ATen's timings are the judge's too, and the kernel's process never reaches the cache.
   Baselines baselines;
   double floor_ms = 0;
   try {
     run = run_options_of(config);
     on_device.emplace(run.device);
-    if (config.judge_times_aten && config.baseline_cache) {
+    if (config.baseline_cache) {
       baselines = open_baselines(run.device, timing::BaselineCache::default_dir());
-      run.baseline = baselines.store.get();
+      if (config.judge_times_aten) run.baseline = baselines.store.get();
     }
     kernel = std::make_unique<judge::KernelProcess>(
-        config, [&courier](std::string frame) { courier.send(std::move(frame)); }, [&courier] { courier.flush(); });
+        config, [&courier](std::string frame) { courier.send(std::move(frame)); }, [&courier] { courier.flush(); },
+        baselines.store.get());
     lock = device_lock(config, run.device);
     lock->hold(workers::DeviceLock::Mode::exclusive);
     floor_ms = runner::measure_launch_floor(run.device, run.timing);
@@ -241,7 +250,7 @@ int serve_as_judge() {
        .device = run.device,
        .launch_floor_ms = floor_ms,
        .lock = lock.get(),
-       .baseline = baselines.store.get(),
+       .baseline = run.baseline,  // the run's news of the cache go to whichever process reuses it
        .after_test = [&](const runner::TestJob& job, runner::TestOutcome& outcome) {
          const size_t left = kernel->end_test();
          if (config.sandbox.enabled) apply_sandbox_verdict(job, outcome, left);

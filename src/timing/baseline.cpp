@@ -93,6 +93,12 @@ std::string to_line(const BaselineKey& key, const BaselineEntry& entry) {
 
 }  // namespace
 
+std::string baseline_line(const BaselineKey& key, const BaselineEntry& entry) { return to_line(key, entry); }
+
+std::optional<std::pair<BaselineKey, BaselineEntry>> parse_baseline_line(const std::string& line) {
+  return parse_line(line);
+}
+
 std::string BaselineKey::digest() const {
   const std::string text = encode(*this);
   char hex[33];
@@ -109,7 +115,14 @@ BaselineCache::BaselineCache(fs::path dir) : file_(dir / "baselines.jsonl") {
   load();
 }
 
-BaselineCache::~BaselineCache() { ::close(fd_); }
+BaselineCache::BaselineCache(fs::path dir, Recorder record)
+    : file_(dir / "baselines.jsonl"), record_(std::move(record)) {
+  load();
+}
+
+BaselineCache::~BaselineCache() {
+  if (fd_ >= 0) ::close(fd_);
+}
 
 fs::path BaselineCache::default_dir() { return util::cache_dir("baselines"); }
 
@@ -143,6 +156,11 @@ std::optional<BaselineEntry> BaselineCache::find(const BaselineKey& key) const {
 void BaselineCache::store(const BaselineKey& key, const BaselineEntry& entry) {
   std::string line = to_line(key, entry);
   std::lock_guard lock(mutex_);
+  if (record_) {
+    record_(key, entry);
+    entries_.insert_or_assign(key.digest(), Stored{key, entry});
+    return;
+  }
   if (needs_newline_) line.insert(line.begin(), '\n');  // end the partial line, don't extend it
   for (size_t written = 0; written < line.size();) {
     const ssize_t n = ::write(fd_, line.data() + written, line.size() - written);
@@ -264,6 +282,17 @@ BaselineStore::Timed BaselineStore::time_pair(c10::Device device, const std::str
   Timed t{both(), ReferenceSource::timed};
   remember(t.timing.reference);
   return t;
+}
+
+bool BaselineStore::record(const BaselineKey& key, const BaselineEntry& entry, c10::Device device,
+                           const std::string& op_name, const std::string& args, uint64_t seed,
+                           const TimingOptions& o) {
+  for (TimingMode mode : {TimingMode::kernel, TimingMode::dispatch, TimingMode::host}) {
+    if (key != this->key(op_name, args, seed, o, device, mode)) continue;
+    cache_.store(key, entry);
+    return true;
+  }
+  return false;
 }
 
 BaselineStore::Reference BaselineStore::time_reference(c10::Device device, const std::string& op_name,

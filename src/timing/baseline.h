@@ -51,12 +51,20 @@ struct BaselineEntry {
   size_t samples = 0;
 };
 
+// One entry as a line of the file, and back (nullopt: not one, or its "key" does not match its fields).
+std::string baseline_line(const BaselineKey& key, const BaselineEntry& entry);
+std::optional<std::pair<BaselineKey, BaselineEntry>> parse_baseline_line(const std::string& line);
+
 class BaselineCache {
  public:
   // Creates `dir` and <dir>/baselines.jsonl if needed and loads the entries.
   // Lines that do not parse, or whose "key" does not match their fields, are
   // skipped and counted. Throws std::runtime_error when the file cannot be opened.
   explicit BaselineCache(std::filesystem::path dir);
+  // Where this process may not write the file (a judge's kernel process): reads it if it is there, and hands
+  // each entry stored to `record` (the judge records it) instead of writing it.
+  using Recorder = std::function<void(const BaselineKey&, const BaselineEntry&)>;
+  BaselineCache(std::filesystem::path dir, Recorder record);
   ~BaselineCache();
   BaselineCache(const BaselineCache&) = delete;
   BaselineCache& operator=(const BaselineCache&) = delete;
@@ -66,8 +74,8 @@ class BaselineCache {
 
   std::optional<BaselineEntry> find(const BaselineKey& key) const;
   // Appends one line (a single write, so processes sharing the file do not
-  // interleave) and remembers the entry. Thread-safe. Throws std::runtime_error
-  // when the write fails.
+  // interleave), or hands it to the recorder, and remembers the entry.
+  // Thread-safe. Throws std::runtime_error when the write fails.
   void store(const BaselineKey& key, const BaselineEntry& entry);
 
   size_t size() const;
@@ -83,7 +91,8 @@ class BaselineCache {
   void load();
 
   std::filesystem::path file_;
-  int fd_ = -1;                   // opened for appending
+  int fd_ = -1;                   // opened for appending (-1: entries go to record_)
+  Recorder record_;
   bool needs_newline_ = false;    // the file ends in a partial line (an interrupted write)
   mutable std::mutex mutex_;
   std::unordered_map<std::string, Stored> entries_;  // by digest
@@ -124,6 +133,11 @@ class BaselineStore {
                   const std::function<void()>& reference, const std::function<void()>& candidate,
                   const TimingOptions& options, const CallHooks* candidate_hooks = nullptr,
                   const CallHooks* reference_hooks = nullptr);
+
+  // Stores an entry that ATen's timing gave in another process (a judge's kernel process) where its key is
+  // one of the test's of `op_name` on `args` (in any mode); false, storing nothing, otherwise.
+  bool record(const BaselineKey& key, const BaselineEntry& entry, c10::Device device, const std::string& op_name,
+              const std::string& args, uint64_t seed, const TimingOptions& options);
 
   // ATen's timing alone, where the candidate is timed in another process (a judge's kernel process, which
   // then never reaches the cache): from the cache when it is there, trusted and not due for an audit;

@@ -221,15 +221,20 @@ TEST_F(Sandbox, ADetachedProcessDiesWithItsTestAndCannotRewriteTheResults) {
   EXPECT_FALSE(has(written, "forged"));
 }
 
-// A kernel that appends forged reference timings to the cache of ATen's timings, which later runs reuse: with
-// --judge-times-aten the kernel's process may not write it (ATen is timed by the judge, which keeps the cache).
-TEST_F(Sandbox, WritingTheCacheOfAtensTimingsIsRefusedWhereTheJudgeTimesAten) {
+// A kernel that appends forged reference timings to the cache of ATen's timings, which later runs reuse: the
+// kernel's process may not write it (the judge records the entries it hands over, those of its own test only,
+// or, with --judge-times-aten, times ATen itself).
+TEST_F(Sandbox, WritingTheCacheOfAtensTimingsIsRefused) {
   const fs::path cache = dir_ / "cache";
-  fs::create_directories(cache / "baselines");
-  write("cache/baselines/baselines.jsonl", "");
-  expect_run_whole(run_attack("poison_baselines", "BACKENDBENCH_CACHE='" + cache.string() + "'", "--judge-times-aten"));
-  expect_relu_failed("SandboxViolation", "Permission denied");
-  EXPECT_FALSE(has(read_file(cache / "baselines" / "baselines.jsonl"), "forged"));
+  for (const std::string flag : {"", "--judge-times-aten"}) {
+    fs::remove_all(dir_ / "out");
+    fs::remove_all(dir_ / "kernels");
+    fs::create_directories(cache / "baselines");
+    write("cache/baselines/baselines.jsonl", "");
+    expect_run_whole(run_attack("poison_baselines", "BACKENDBENCH_CACHE='" + cache.string() + "'", flag));
+    expect_relu_failed("SandboxViolation", "Permission denied");
+    EXPECT_FALSE(has(read_file(cache / "baselines" / "baselines.jsonl"), "forged")) << flag;
+  }
 }
 
 // A thread a kernel leaves running shares the machine with whatever runs beside it: with --judge-times-aten the

@@ -300,6 +300,39 @@ TEST(BaselineStore, TrueReferencesPassTheAuditAndAreReused) {
   EXPECT_EQ(store.time_pair(kCpu, "op", "b", 0, reference, reference, other).source, ReferenceSource::timed);
 }
 
+// A judge's kernel process may not write the cache: it reads the file, and what it would store goes to a
+// recorder (the judge); the judge stores only entries keyed to the test it asked for.
+TEST(BaselineStore, AProcessThatMayNotWriteRecordsThroughItsJudge) {
+  TempDir dir;
+  const auto reference = busy_for(std::chrono::microseconds(200));
+  std::vector<std::string> handed;
+  {
+    BaselineCache reading(dir.path(), [&](const BaselineKey& key, const BaselineEntry& entry) {
+      handed.push_back(baseline_line(key, entry));
+    });
+    BaselineStore store(reading, "cpu", "", "test");
+    (void)store.time_pair(kCpu, "op", "a", 0, reference, reference, kQuick);
+  }
+  ASSERT_EQ(handed.size(), 1u);
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "baselines.jsonl"));
+
+  BaselineCache cache(dir.path());
+  BaselineStore judge(cache, "cpu", "", "test");
+  const auto entry = parse_baseline_line(handed[0]);
+  ASSERT_TRUE(entry);
+  // Another test's key, another seed or other settings: not the test the judge asked for.
+  EXPECT_FALSE(judge.record(entry->first, entry->second, kCpu, "op", "b", 0, kQuick));
+  EXPECT_FALSE(judge.record(entry->first, entry->second, kCpu, "op", "a", 1, kQuick));
+  TimingOptions other = kQuick;
+  other.budget_ms = 21;
+  EXPECT_FALSE(judge.record(entry->first, entry->second, kCpu, "op", "a", 0, other));
+  EXPECT_EQ(cache.size(), 0u);
+  EXPECT_TRUE(judge.record(entry->first, entry->second, kCpu, "op", "a", 0, kQuick));
+  BaselineCache reread(dir.path());
+  EXPECT_EQ(reread.size(), 1u);
+  EXPECT_FALSE(parse_baseline_line("{\"forged\": true}"));
+}
+
 TEST(BaselinePolicy, AuditsTheFirstHitsThenOneInN) {
   const BaselinePolicy policy{.audit_first = 2, .audit_every = 3};
   std::string audited;
