@@ -58,7 +58,7 @@ struct TimeSplit {
   double run_io_ms = 0;     // the run's journal and observers
   double wall_ms = 0;
   size_t workers = 1;       // in parallel (1 when the tests ran in the run's own process)
-  size_t tests_run = 0;
+  size_t tests_run = 0;     // skipped ones (an operator the backend lacks) not counted
 
   double idle_ms() const;   // workers x wall, less what the tests and their I/O took
   double tests_per_second() const;

@@ -44,6 +44,20 @@ TEST_F(TimingRun, SeveralWorkersOnOneDeviceAndTheTimeSplitIsPrintedAndRecorded) 
   EXPECT_NE(read_file(dir_ / "out" / "OVERALL_SUMMARY.md").find("time_split"), std::string::npos);
 }
 
+// Tests per second count the tests that ran: a backend without a kernel for add.Tensor skips its tests, and they
+// are not among them.
+TEST_F(TimingRun, SkippedOperatorsAreNotCountedAmongTheTestsRun) {
+  write("t.txt", kTrace);
+  std::filesystem::create_directories(dir_ / "kernels");
+  std::filesystem::copy(std::filesystem::path(BACKENDBENCH_SOURCE_DIR) / "examples" / "kernels_python" / "relu",
+                        dir_ / "kernels" / "relu", std::filesystem::copy_options::recursive);
+  const Outcome o = run("--suite torchbench --data t.txt --device cpu --backend directory --ops-directory kernels "
+                        "--log-dir out");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(read_json(dir_ / "out" / "run_info.json")["environment"]["time_split"]["tests"], 6) << o.out;
+  EXPECT_NE(o.out.find("6 tests in"), std::string::npos) << o.out;
+}
+
 // On the CPU a run neither reads nor writes the baseline cache unless asked;
 // asked, a second run takes (audited) references from it.
 TEST_F(TimingRun, CpuRunsDoNotReuseCachedReferencesByDefault) {
