@@ -11,6 +11,7 @@
 #include <deque>
 #include <filesystem>
 #include <optional>
+#include <random>
 #include <unordered_map>
 
 #include "runner/job_json.h"
@@ -62,6 +63,9 @@ struct Slot {
   Clock::time_point started_at, phase_since, overall_deadline;
   double bounded_s = 0;
   std::optional<size_t> job;  // index into the jobs, while one is in flight
+  // The id the test in flight goes by on the line: drawn afresh per test, so that a frame written by anything but
+  // the worker's harness (which was told it) cannot name the test by guessing its place in the run.
+  size_t wire_id = 0;
   // The last test's answer, counted once the worker's frames have moved past
   // it (its next test started, or its line ended): one answer per test.
   std::optional<std::pair<size_t, runner::TestOutcome>> answered;
@@ -222,6 +226,7 @@ class Pool {
     const size_t index = pending_.front();
     pending_.pop_front();
     runner::TestJob job = jobs_[index];
+    job.id = slot.wire_id = wire_ids_() >> 1;  // 63 bits: a forger's id + 1 stays a number
     if (job.kind == runner::TestKind::performance) {
       const std::string key = job.op_name + "|" + job.input.args_text;
       const auto it = correct_.find(key);
@@ -294,7 +299,7 @@ class Pool {
     const std::string type = message.is_object() ? text_field(message, "type") : "";
     const auto about_its_test = [&] {
       const Json id = message.value("id", Json());
-      return slot.job && id.is_number_unsigned() && id.get<size_t>() == jobs_[*slot.job].id;
+      return slot.job && id.is_number_unsigned() && id.get<size_t>() == slot.wire_id;
     };
     if (type == "ready" && slot.state == Slot::State::starting) {
       slot.state = Slot::State::idle;
@@ -517,6 +522,7 @@ class Pool {
   std::string executable_;
   std::vector<Slot> slots_;
   std::deque<size_t> pending_;
+  std::mt19937_64 wire_ids_{std::random_device{}()};
   size_t remaining_;
   std::vector<int> losses_;                        // workers lost under each job
   std::unordered_map<std::string, bool> correct_;  // "op|args" -> its correctness test passed
