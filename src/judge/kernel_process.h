@@ -106,6 +106,7 @@ class KernelProcess {
   timing::BaselineStore* baselines_;
   uint64_t seed_;
   timing::TimingOptions timing_;
+  bool refused_record_ = false;  // a cache entry it handed over was not its test's (said once)
   StorageTable storages_{1};
   SharedRegion to_kernel_, from_kernel_;
   // Tensors on the device cross through these, where the run is on a CUDA device.
