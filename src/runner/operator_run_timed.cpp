@@ -330,41 +330,42 @@ TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_
   // previous call undone: unsqueeze_ timed 500 times would otherwise reach 500 dims), restored in the calls'
   // hooks, outside the samples; the values of written arguments are the audit's to refill.
   const InputLayout layout(inputs, rules_.written_indices);
-  const timing::CallHooks* audit_mirror = audit ? &audit->mirror_hooks() : nullptr;
-  timing::CallHooks reference_hooks;
-  if (!layout.empty()) {
-    reference_hooks.before = [&layout, audit_mirror](size_t call) {
-      layout.restore();
-      if (audit_mirror && audit_mirror->before) audit_mirror->before(call);
-    };
-    if (audit_mirror) reference_hooks.after = audit_mirror->after;
-  }
-  const timing::CallHooks* mirror = layout.empty() ? audit_mirror : &reference_hooks;
-  // ATen timed here and the candidate elsewhere: ATen's calls with the engine work they have beside the
-  // candidate's (the audit's reads of its outputs, each output kept until the next call's).
-  if (timed_elsewhere_) return time_apart(input, inputs, *secret, mirror, last_reference_output);
-  bool reference_raised = false;
-  timing::PairedTiming t;
   GlobalStateGuard state(options_.device);
   // Global state a timed call leaves changed fails the test, though a later call put it back: ATen's calls
-  // timed in between ran under it.
+  // timed in between ran under it. It is looked at after every call of either side (a change first seen after
+  // ATen's is the candidate's, made from a thread or left by its call before), so that both sides have alike
+  // engine work around their calls: looking moves the host's caches, and in dispatch mode looking after one
+  // side's calls alone moved ATen against itself by up to 2%.
   std::optional<Failure> left_changed;
-  timing::CallHooks candidate_hooks;
-  if (!layout.empty() || (audit && audit->hooks().before)) {
-    candidate_hooks.before = [&](size_t call) {
-      layout.restore();
-      if (audit && audit->hooks().before) audit->hooks().before(call);
-    };
-  }
-  candidate_hooks.after = [&](size_t call) {
-    if (audit && audit->hooks().after) audit->hooks().after(call);
+  const auto look_at_state = [&](size_t call) {
     if (left_changed) return;
     if (const auto changes = state.changes(); !changes.empty()) {
       left_changed = Failure(ErrorType::global_state_changed,
                              "while timed: " + describe_global_changes(changes, "timed call " + std::to_string(call)));
     }
   };
-  const timing::CallHooks* hooks = &candidate_hooks;
+  // A side's hooks: the layout put back, the audit's work (or its mirror, on ATen's side), the state looked at.
+  const auto hooks_of = [&](const timing::CallHooks* audit_hooks) {
+    timing::CallHooks h;
+    if (!layout.empty() || (audit_hooks && audit_hooks->before)) {
+      h.before = [&layout, audit_hooks](size_t call) {
+        layout.restore();
+        if (audit_hooks && audit_hooks->before) audit_hooks->before(call);
+      };
+    }
+    h.after = [audit_hooks, &look_at_state](size_t call) {
+      if (audit_hooks && audit_hooks->after) audit_hooks->after(call);
+      look_at_state(call);
+    };
+    return h;
+  };
+  const timing::CallHooks reference_hooks = hooks_of(audit ? &audit->mirror_hooks() : nullptr);
+  const timing::CallHooks candidate_hooks = hooks_of(audit ? &audit->hooks() : nullptr);
+  // ATen timed here and the candidate elsewhere: ATen's calls with the engine work they have beside the
+  // candidate's (the audit's reads of its outputs, each output kept until the next call's).
+  if (timed_elsewhere_) return time_apart(input, inputs, *secret, &reference_hooks, last_reference_output);
+  bool reference_raised = false;
+  timing::PairedTiming t;
   if (auto f = capture([&] {
         const PhaseScope phase(Phase::timing);
         const auto reference = [&] {
@@ -385,14 +386,16 @@ TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_
         if (given) {  // ATen was timed apart: the candidate alone, in ATen's mode
           t = timing::pair_of({given->stats, given->mode},
                               timing::time_call(options_.device, candidate,
-                                                timing::options_in_mode(options_.timing, given->mode), hooks));
+                                                timing::options_in_mode(options_.timing, given->mode), &candidate_hooks));
           return;
         }
         timing::BaselineStore::Timed timed =
             options_.baseline ? options_.baseline->time_pair(options_.device, op_name_, input.args_text, options_.seed,
-                                                             reference, candidate, options_.timing, hooks, mirror)
+                                                             reference, candidate, options_.timing, &candidate_hooks,
+                                                             &reference_hooks)
                               : timing::BaselineStore::Timed{timing::time_pair(options_.device, reference, candidate,
-                                                                               options_.timing, hooks, mirror)};
+                                                                               options_.timing, &candidate_hooks,
+                                                                               &reference_hooks)};
         t = std::move(timed.timing);
         reference_source_ = timed.source;
       })) {

@@ -207,7 +207,7 @@ BaselineKey BaselineStore::key(const std::string& op_name, const std::string& ar
                                ";ci=" + std::to_string(o.target_relative_ci) + ";flush=" + std::to_string(o.flush_l2) +
                                ";flush_method=" + to_string(o.l2_flush_method) +
                                ";flush_multiple=" + std::to_string(o.l2_flush_multiple) +
-                               ";dispatch_flush=" + std::to_string(o.dispatch_l2_flush) +
+                               ";dispatch_flush=" + std::to_string(o.dispatch_l2_flush) + ";dispatch_from=idle" +
                                ";records=" + std::to_string(by_records) + ";device=" + device.str() +
                                ";mode=" + to_string(mode);
   return {gpu_, driver_, torch_version_, op_name, args, settings};

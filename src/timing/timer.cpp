@@ -248,6 +248,9 @@ class Sampler {
         if (by_records) {
           tags[k].push_back(window_->run_tagged(sides[k]->fn));
         } else {
+          // Dispatch mode: each sample starts on an idle device. Work queued before it (the other side's call,
+          // either side's hooks) would otherwise hide part of its dispatch, by as much as that work lasts.
+          if (!hold) stream_->synchronize();
           starts_[i * n + k].record(*stream_);
           sides[k]->fn();
           ends_[i * n + k].record(*stream_);

@@ -9,8 +9,8 @@
 // events around the call on the current stream. That measures the kernels'
 // time ("kernel" mode). Calls that do (almost) no GPU work, or that
 // synchronize with the host, are timed with events around the call without
-// hold or flush, which then measures what a caller waits for, dispatch
-// included ("dispatch" mode). Every call of a timing is watched (warm-ups and
+// hold or flush, each from an idle device, which then measures what a caller
+// waits for, dispatch included ("dispatch" mode). Every call of a timing is watched (warm-ups and
 // kernel-mode samples; in dispatch mode one more call after the samples): GPU
 // work a call leaves on another stream or thread is its side's `stray_work`.
 //
@@ -65,8 +65,7 @@ struct TimingOptions {
   bool cuda_graphs = false;        // GPU: time_pair also times both sides replayed from CUDA graphs
   double graph_replay_ms = 0.1;    // GPU: calls per graph chosen so that one replay takes about this long
   bool cupti = true;               // GPU: kernel mode by CUPTI's records, and every call watched, where CUPTI works
-  bool dispatch_l2_flush = false;  // GPU: flush before dispatch-mode samples too (the flush's GPU time then
-                                   // hides up to as much of a call's dispatch)
+  bool dispatch_l2_flush = false;  // GPU: flush before dispatch-mode samples too
 };
 
 // The engine's timing options on `device`. On the CPU a timing may take 100
@@ -81,9 +80,9 @@ TimingOptions timing_options_for(c10::Device device);
 // outside the sample (events and clocks) and recorded as the engine's own
 // work under CUPTI. `call` counts that side's calls from 1, warm-ups included.
 // The runner uses them to change a candidate's inputs at a hidden call and to
-// keep a few values of every call's outputs (runner/timed_audit.h). GPU work a
-// hook queues still runs before the other side's next call and may hide some
-// of its dispatch in dispatch mode: give both sides alike work.
+// keep a few values of every call's outputs (runner/timed_audit.h). What a
+// hook does still moves the host's state (its caches) before the next call:
+// give both sides alike work.
 struct CallHooks {
   std::function<void(size_t call)> before;
   std::function<void(size_t call)> after;

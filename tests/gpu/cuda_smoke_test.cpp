@@ -39,6 +39,21 @@ TEST_F(Cuda, EventsTimeAKernel) {
   EXPECT_LE(t.stats.min, t.median_ms());
 }
 
+// A dispatch-mode sample starts on an idle device: GPU work queued before it (here by one side's hooks, a
+// matrix product after each of ATen's calls) would otherwise run while the next call is dispatched and hide
+// that dispatch from its events, so that the same call read as much faster on the other side.
+TEST_F(Cuda, WorkQueuedBeforeADispatchModeSampleDoesNotHideItsDispatch) {
+  const at::Tensor x = at::randn({16}, at::TensorOptions().device(kCuda));
+  const at::Tensor big = at::randn({2048, 2048}, at::TensorOptions().device(kCuda));
+  const auto call = [&] { (void)at::add(x, 1); };
+  timing::CallHooks busy;
+  busy.after = [&](size_t) { (void)at::mm(big, big); };
+  const auto t = timing::time_pair(kCuda, call, call, {}, /*candidate_hooks=*/nullptr, /*reference_hooks=*/&busy);
+  ASSERT_EQ(t.reference.mode, timing::TimingMode::dispatch);
+  EXPECT_GT(t.speedup, 0.8) << "reference " << t.reference.median_ms() << " ms, candidate " << t.candidate.median_ms();
+  EXPECT_LT(t.speedup, 1.25) << "reference " << t.reference.median_ms() << " ms, candidate " << t.candidate.median_ms();
+}
+
 TEST_F(Cuda, SmokeSuiteIsCorrectAndAtenMatchesItself) {
   backends::AtenBackend aten;
   const auto results = runner::run_suite(suite::smoke_suite(kCuda), aten, {.device = kCuda});
