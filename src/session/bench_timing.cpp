@@ -77,6 +77,14 @@ void bench_timing(const BenchTimingRequest& r, std::span<report::BenchReporter* 
   // A baseline cache of its own: the first pass finds it cold, the second warm.
   const auto cache_dir = std::filesystem::temp_directory_path() /
                          ("backendbench_bench_cache_" + std::to_string(::getpid()));
+  // Removed when the benchmark ends, however it ends (declared before the cache that lives in it).
+  struct RemovedAtEnd {
+    std::filesystem::path dir;
+    ~RemovedAtEnd() {
+      std::error_code ignored;
+      std::filesystem::remove_all(dir, ignored);
+    }
+  } removed_at_end{cache_dir};
   Baselines baselines = open_baselines(device, cache_dir);
   run.baseline = baselines.store.get();
   const nlohmann::ordered_json context = {{"device", device.str()},

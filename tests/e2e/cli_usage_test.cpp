@@ -1,6 +1,7 @@
 // The command line: BackendBench's flags, usage errors that name the flag,
 // and a clear "not available yet" for features this build does not have.
 #include <algorithm>
+#include <filesystem>
 
 #include "cli_harness.h"
 
@@ -82,13 +83,19 @@ TEST_F(CliUsage, BadFlagsAndValuesAreUsageErrorsNamingTheFlag) {
 }
 
 // The engine settings a bench-timing run used head its output: read flushes by default, zero on request.
-TEST_F(CliUsage, BenchTimingPrintsTheL2FlushMethodItUses) {
+// Its own cache of ATen's timings is gone when it ends.
+TEST_F(CliUsage, BenchTimingPrintsTheL2FlushMethodItUsesAndLeavesNoCacheBehind) {
   for (const std::string method : {"", "zero"}) {
     const std::string flag = method.empty() ? "" : " --l2-flush-method " + method;
     const Outcome o = run("bench-timing --device cpu --inputs 1 --cold-only" + flag);
     ASSERT_EQ(o.exit_code, 0) << o.err;
     const std::string expected = "\"l2_flush_method\":\"" + (method.empty() ? std::string("read") : method) + "\"";
     EXPECT_NE(o.out.find(expected), std::string::npos) << flag << " -> " << o.out;
+    const std::string said = "baseline cache ";
+    const size_t at = o.out.find(said);
+    ASSERT_NE(at, std::string::npos) << o.out;
+    const std::string dir = o.out.substr(at + said.size(), o.out.find('\n', at) - at - said.size());
+    EXPECT_FALSE(std::filesystem::exists(dir)) << dir;
   }
 }
 
