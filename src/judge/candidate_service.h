@@ -43,7 +43,7 @@ class CandidateService {
  public:
   // `end_test` kills what the test's kernel left running and says how many it were; `baseline`: the
   // reference timings' cache (null: none), which hands the entries it would store to `recorded` (lines of
-  // timing::baseline_line), for the judge to record. Creates the shared regions.
+  // its file), for the judge to record. Creates the shared regions.
   CandidateService(runner::TestExecutor& executor, c10::Device device, std::function<size_t()> end_test,
                    timing::BaselineStore* baseline, std::vector<std::string>* recorded);
   // The regions' file descriptors, judge to here and back, for the judge to open.

@@ -168,8 +168,8 @@ int serve_as_worker() {
       // A judge's kernel process may not write the cache: its judge records the entries it hands over.
       timing::BaselineCache::Recorder record;
       if (!config.sandbox.baselines) {
-        record = [&recorded](const timing::BaselineKey& key, const timing::BaselineEntry& entry) {
-          recorded.push_back(timing::baseline_line(key, entry));
+        record = [&recorded](std::string line) {
+          recorded.push_back(std::move(line));
         };
       }
       baselines = open_baselines(run.device, timing::BaselineCache::default_dir(), {}, std::move(record));

@@ -93,8 +93,6 @@ std::string to_line(const BaselineKey& key, const BaselineEntry& entry) {
 
 }  // namespace
 
-std::string baseline_line(const BaselineKey& key, const BaselineEntry& entry) { return to_line(key, entry); }
-
 std::optional<std::pair<BaselineKey, BaselineEntry>> parse_baseline_line(const std::string& line) {
   return parse_line(line);
 }
@@ -157,7 +155,7 @@ void BaselineCache::store(const BaselineKey& key, const BaselineEntry& entry) {
   std::string line = to_line(key, entry);
   std::lock_guard lock(mutex_);
   if (record_) {
-    record_(key, entry);
+    record_(line);
     entries_.insert_or_assign(key.digest(), Stored{key, entry});
     return;
   }

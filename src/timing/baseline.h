@@ -51,8 +51,7 @@ struct BaselineEntry {
   size_t samples = 0;
 };
 
-// One entry as a line of the file, and back (nullopt: not one, or its "key" does not match its fields).
-std::string baseline_line(const BaselineKey& key, const BaselineEntry& entry);
+// A line of the file as its entry (nullopt: not one, or its "key" does not match its fields).
 std::optional<std::pair<BaselineKey, BaselineEntry>> parse_baseline_line(const std::string& line);
 
 class BaselineCache {
@@ -62,8 +61,8 @@ class BaselineCache {
   // skipped and counted. Throws std::runtime_error when the file cannot be opened.
   explicit BaselineCache(std::filesystem::path dir);
   // Where this process may not write the file (a judge's kernel process): reads it if it is there, and hands
-  // each entry stored to `record` (the judge records it) instead of writing it.
-  using Recorder = std::function<void(const BaselineKey&, const BaselineEntry&)>;
+  // each entry stored, as the line it would have written, to `record` (the judge records it) instead.
+  using Recorder = std::function<void(std::string line)>;
   BaselineCache(std::filesystem::path dir, Recorder record);
   ~BaselineCache();
   BaselineCache(const BaselineCache&) = delete;

@@ -10,9 +10,10 @@
 // time ("kernel" mode). Calls that do (almost) no GPU work, or that
 // synchronize with the host, are timed with events around the call without
 // hold or flush, each from an idle device, which then measures what a caller
-// waits for, dispatch included ("dispatch" mode). Every call of a timing is watched (warm-ups and
-// kernel-mode samples; in dispatch mode one more call after the samples): GPU
-// work a call leaves on another stream or thread is its side's `stray_work`.
+// waits for, dispatch included ("dispatch" mode). Every call of a timing is
+// watched (warm-ups and kernel-mode samples; in dispatch mode one more call
+// after the samples): GPU work a call leaves on another stream or thread is
+// its side's `stray_work`.
 //
 // Sampling is adaptive: at least `min_samples`, at most `max_samples`, and in
 // between a stopping criterion (timing/stopping.h; by default the 95%

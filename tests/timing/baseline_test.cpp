@@ -307,8 +307,8 @@ TEST(BaselineStore, AProcessThatMayNotWriteRecordsThroughItsJudge) {
   const auto reference = busy_for(std::chrono::microseconds(200));
   std::vector<std::string> handed;
   {
-    BaselineCache reading(dir.path(), [&](const BaselineKey& key, const BaselineEntry& entry) {
-      handed.push_back(baseline_line(key, entry));
+    BaselineCache reading(dir.path(), [&](std::string line) {
+      handed.push_back(std::move(line));
     });
     BaselineStore store(reading, "cpu", "", "test");
     (void)store.time_pair(kCpu, "op", "a", 0, reference, reference, kQuick);
