@@ -111,12 +111,6 @@ std::string gpu_activity_unavailable(c10::Device device);
 // "CUPTI activity records (<libcupti path>)" or "CUDA events (<why not CUPTI>)".
 std::string gpu_timing_source(c10::Device device);
 
-// Stops recording until the next window opens: recording costs every launch
-// host time (more for calls that launch more), so dispatch-mode samples,
-// which include that time, are drawn without it. Recording otherwise stays on
-// between windows (turning it on costs more than recording other work).
-void pause_gpu_activity();
-
 // While alive, the GPU work this thread launches is the engine's (recorded,
 // never reported), inside a tagged call too: the allocation, copy and fill
 // work of ATen's nested calls when ATen's own kernels of an operator are
@@ -133,7 +127,8 @@ class EngineWorkScope {
 };
 
 // Records the GPU work of tagged calls while alive (one window at a time per
-// process). Opening waits for the device; records of earlier work are dropped.
+// process); nothing is recorded while no window is open. Opening waits for the
+// device; records of earlier work are dropped.
 class ActivityWindow {
  public:
   explicit ActivityWindow(c10::Device device);

@@ -154,10 +154,7 @@ class Sampler {
   // Dispatch-mode samples are drawn unwatched (recording costs every launch
   // host time, more for calls that launch more); one watched call after them
   // still sees what the calls leave behind.
-  void stop_watching() {
-    window_.reset();
-    pause_gpu_activity();
-  }
+  void stop_watching() { window_.reset(); }
   void watch_once(Side& side) {
     if (!device_.is_cuda() || !o_.cupti) return;
     open_window();

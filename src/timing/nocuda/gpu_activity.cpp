@@ -21,8 +21,6 @@ std::string gpu_timing_source(c10::Device device) {
   return device.is_cuda() ? std::string("CUDA events on the current stream (") + kWhy + ")" : "";
 }
 
-void pause_gpu_activity() {}
-
 EngineWorkScope::EngineWorkScope() { (void)pushed_; }
 EngineWorkScope::~EngineWorkScope() = default;
 
