@@ -58,6 +58,7 @@ Json CandidateService::answer(const Json& request) {
     return run(request);
   }
   if (type == "resend") return resend(request);
+  if (type == "warm_up") return warm_up(request);
   if (type == "time") return time(request);
   if (type == "end_test") {
     storages_.clear();
@@ -65,6 +66,17 @@ Json CandidateService::answer(const Json& request) {
     return {{"type", "ended"}, {"left", end_test_ ? end_test_() : 0}};
   }
   return {{"type", "unknown"}};
+}
+
+Json CandidateService::warm_up(const Json& request) {
+  const runner::TestJob job = runner::job_from_json(request.at("job"));
+  // What ATen raises here is the test's to find, on the judge's side: nothing is said of it.
+  (void)runner::capture([&] {
+    const auto prepared = runner::prepare_call(job.input, device_, request.at("seed").get<uint64_t>());
+    if (const auto* call = std::get_if<runner::PreparedCall>(&prepared)) (void)call->call_aten();
+    timing::synchronize(device_);
+  });
+  return {{"type", "warmed_up"}};
 }
 
 bool CandidateService::context_lost_after(bool failed) const {

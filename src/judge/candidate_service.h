@@ -12,6 +12,8 @@
 //                  {"type": "resend", "out": {"handle": ..., "size": n} or null} (the last answer's bytes, which
 //                   did not fit the device buffer it named, into this larger one, or through host memory)
 //                  {"type": "time", "job": {...}} (a performance test, its input known correct)
+//                  {"type": "warm_up", "job": {...}, "seed": n} (ATen once on the job's arguments, on values
+//                   of no test's; its answer is not waited for)
 //                  {"type": "end_test"}
 //   here -> judge: {"type": "loaded", ...judge/wire.h's LoadedKernel} (or {"type": "loaded", "unknown": "..."})
 //                  {"type": "ran", "failure": {...}, "context_lost": b} or
@@ -22,6 +24,7 @@
 //                  {"type": "written", "size": n} (after a resend: its bytes in host memory)
 //                  {"type": "timed", "outcome": {...}, "context_lost": b, "baseline_dropped": "why" or null,
 //                   "recorded": [cache lines]}
+//                  {"type": "warmed_up"}
 //                  {"type": "ended", "left": n}
 #pragma once
 
@@ -55,6 +58,7 @@ class CandidateService {
   nlohmann::ordered_json run(const nlohmann::ordered_json& request);
   nlohmann::ordered_json time(const nlohmann::ordered_json& request);
   nlohmann::ordered_json resend(const nlohmann::ordered_json& request);
+  nlohmann::ordered_json warm_up(const nlohmann::ordered_json& request);
   // Writes an answer's bytes: those on the device into `device_bytes` where given.
   void write(const Parcel& parcel, const at::Tensor& device_bytes);
   // Whether a failed test left the device unusable (a device-side assert): the judge then ends this process.

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <random>
 #include <stdexcept>
 
 #include "judge/wire.h"
@@ -279,6 +280,14 @@ runner::TestOutcome KernelProcess::time(const std::string& op_name, const data::
     stop(e.what());
   }
   return runner::failed_outcome(job, results::ErrorType::sandbox_violation, breach_);
+}
+
+void KernelProcess::warm_up(const runner::TestJob& job) {
+  if (!device_.is_cuda() || job.kind != runner::TestKind::correctness || stopped()) return;
+  // Values of no test's (the test's own come from a secret this process keeps): ATen's outputs there say
+  // nothing of the reference's.
+  const runner::TestJob shapes{.op_name = job.op_name, .input = job.input};
+  send({{"type", "warm_up"}, {"job", runner::to_json(shapes)}, {"seed", std::random_device{}()}});
 }
 
 size_t KernelProcess::end_test() {

@@ -63,6 +63,12 @@ class KernelProcess {
   // the pending call waits for its answer (written back into `inputs` as the candidate left them).
   runner::PendingCall call(const std::string& op_name, const torch::jit::Stack& inputs,
                            const runner::CandidateCall& call);
+  // Has ATen called there once on `job`'s arguments, on values of its own, while this process makes the
+  // test's inputs and ATen's answer: a library's set-up for new shapes (cuDNN's plans, cuBLAS's handles)
+  // is then paid in both processes at once, not one after the other, as in a process without a judge,
+  // where the reference's call pays it for the candidate. CUDA devices, correctness tests only; nothing
+  // waits for it (the next request takes its answer first).
+  void warm_up(const runner::TestJob& job);
   // Ends a test there: kills what its kernel left running; how many processes that were.
   size_t end_test();
   // Times the candidate there on `input` of `op_name`, known correct, its timed values from the test's

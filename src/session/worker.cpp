@@ -255,6 +255,7 @@ int serve_as_judge() {
          const size_t left = kernel->end_test();
          if (config.sandbox.enabled) apply_sandbox_verdict(job, outcome, left);
        },
+       .before_test = [&](const runner::TestJob& job) { kernel->warm_up(job); },
        .other_frame = [&](const nlohmann::ordered_json& frame, workers::Courier&) { kernel->forward(frame); },
        .context_lost = [&] { return kernel->context_lost(); },
        .must_end = [&] { return kernel->stopped(); }});

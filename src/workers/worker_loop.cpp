@@ -116,6 +116,7 @@ int serve_jobs(Courier& courier, const WorkerSide& w) {
     phases.hold(DeviceLock::Mode::shared);
     phases.clock.entered(Phase::setup);
     if (!sender.send({{"type", "started"}, {"id", job.id}})) return 0;
+    if (w.before_test) w.before_test(job);
     runner::TestOutcome outcome = w.executor.run(job);
     phases.hold(DeviceLock::Mode::none);
     if (w.after_test) w.after_test(job, outcome);

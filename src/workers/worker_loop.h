@@ -26,6 +26,8 @@ struct WorkerSide {
   // Runs after each test, before its result is sent (the sandbox's clean-up,
   // which may fail the test: session/worker.cpp).
   std::function<void(const runner::TestJob&, runner::TestOutcome&)> after_test;
+  // Runs as each test starts, its device lock held (a judge asks its kernel's process to warm up for it).
+  std::function<void(const runner::TestJob&)> before_test;
   // Frames that are neither jobs nor about the baseline cache: a kernel's
   // process answers its judge's requests here (its phases meanwhile go to the
   // judge, which reports them as its test's: judge/kernel_process.h). A judge
