@@ -37,6 +37,7 @@ KernelProcess::KernelProcess(const workers::WorkerConfig& config, std::function<
       from_kernel_on_device_(device_) {
   workers::WorkerConfig own = config;
   own.guarded.push_back(::getpid());
+  own.for_judge = true;
   // Not the run's secret: each performance test's own comes with its job (runner::TestJob::secret), so kernel
   // code learns no other test's hidden values.
   own.secret = 0;

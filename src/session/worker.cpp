@@ -187,8 +187,9 @@ int serve_as_worker() {
   }
   runner::TestExecutor executor(*backend, run, floor_ms);
   const auto kill_leftovers = [&config] { return config.sandbox.enabled ? workers::kill_descendants() : size_t{0}; };
-  // A judge's requests, when a judge started this worker (serve_as_judge).
-  judge::CandidateService candidates(executor, run.device, kill_leftovers, baselines.store.get(), &recorded);
+  // A judge's requests, when a judge started this worker (serve_as_judge); no shared regions otherwise.
+  std::optional<judge::CandidateService> candidates;
+  if (config.for_judge) candidates.emplace(executor, run.device, kill_leftovers, baselines.store.get(), &recorded);
   const int status = workers::serve_jobs(
       courier,
       {.executor = executor,
@@ -201,9 +202,10 @@ int serve_as_worker() {
        },
        .other_frame =
            [&](const nlohmann::ordered_json& request, workers::Courier& line) {
-             line.send(candidates.answer(request).dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+             if (!candidates) return;  // no judge asks
+             line.send(candidates->answer(request).dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
            },
-       .regions = candidates.regions()});
+       .regions = candidates ? candidates->regions() : std::vector<int>{}});
   kill_leftovers();  // nothing outlives the worker
   return status;
 }

@@ -29,7 +29,8 @@ Json to_json(const WorkerConfig& c) {
             {"scratch_dir", c.sandbox.scratch_dir},
             {"lock_dir", c.sandbox.lock_dir},
             {"baselines", c.sandbox.baselines}}},
-          {"guarded", c.guarded}};
+          {"guarded", c.guarded},
+          {"for_judge", c.for_judge}};
 }
 
 WorkerConfig config_from_json(const Json& j) {
@@ -56,6 +57,7 @@ WorkerConfig config_from_json(const Json& j) {
                .lock_dir = sandbox.at("lock_dir").get<std::string>(),
                .baselines = sandbox.at("baselines").get<bool>()};
   c.guarded = j.value("guarded", std::vector<int>{});
+  c.for_judge = j.value("for_judge", false);
   return c;
 }
 

@@ -259,6 +259,18 @@ TEST_F(Sandbox, TheKernelsProcessIsStoppedWhileTheJudgeTimesAten) {
 const std::string kSecrets = "ANTHROPIC_API_KEY='sk-sandbox-test-1' OPENAI_API_KEY='sk-sandbox-test-2' "
                              "MY_SERVICE_TOKEN='sk-sandbox-test-3'";
 
+// A kernel's process holds the two regions it shares with its judge; a worker without a judge holds none.
+TEST_F(Sandbox, OnlyAJudgesKernelProcessHoldsSharedRegions) {
+  for (const bool judged : {true, false}) {
+    fs::remove_all(dir_ / "kernels");
+    fs::remove_all(dir_ / "out");
+    const Outcome o = run_attack("count_shared_regions", "", judged ? "" : "--no-judge");
+    expect_run_whole(o);
+    EXPECT_TRUE(has(o.err, judged ? "SHARED_REGIONS=2" : "SHARED_REGIONS=0")) << o.err;
+    EXPECT_FALSE(has(o.err, judged ? "SHARED_REGIONS=0" : "SHARED_REGIONS=2")) << o.err;
+  }
+}
+
 TEST_F(Sandbox, ApiKeysAreNotInTheWorkersEnvironment) {
   const Outcome o = run_attack("read_secrets", kSecrets);
   expect_run_whole(o);

@@ -16,6 +16,8 @@ TEST(WorkerConfig, EveryFieldRoundTripsThroughJson) {
               .l2_flush_method = timing::L2FlushMethod::zero, .cuda_graphs = true, .graph_replay_ms = 0.75,
               .cupti = false, .dispatch_l2_flush = true};
   c.timing.stopping = timing::StoppingRule::stdrel;
+  c.guarded = {11, 12};
+  c.for_judge = true;
   const auto text = to_json(c).dump();
   const WorkerConfig back = config_from_json(nlohmann::ordered_json::parse(text));
   EXPECT_EQ(to_json(back).dump(), text);
@@ -29,6 +31,8 @@ TEST(WorkerConfig, EveryFieldRoundTripsThroughJson) {
   EXPECT_EQ(back.cpu_limit_s, 3.5);
   EXPECT_EQ(back.backend.kind, backends::BackendKind::pregenerated);
   EXPECT_EQ(back.backend.kernels_dir, "r");
+  EXPECT_EQ(back.guarded, (std::vector<int>{11, 12}));
+  EXPECT_TRUE(back.for_judge);
 }
 
 }  // namespace
