@@ -20,6 +20,8 @@ session falls on all of them alike.
     python3 tools/benchmark.py                                  # build/backendbench, CUDA
     python3 tools/benchmark.py --binary before=../old/build/backendbench --binary after=build/backendbench
     python3 tools/benchmark.py --device cpu --inputs 20 --data t.txt --kernels examples/kernels_python --topn 1
+    python3 tools/benchmark.py --binary judge=build/backendbench --binary no-judge=build/backendbench \
+        --build-flag no-judge=--no-judge --rows whole              # what the judge costs
 """
 
 import argparse
@@ -50,7 +52,8 @@ def run(binary, args, env=None, log=None):
 MODES = {"all": "all", "kernel mode": "kernel_mode", "dispatch mode": "dispatch_mode"}
 
 
-def steadiness(binary, work, opts):
+def steadiness(binary, work, opts, flags):
+    del flags  # the suite runs' flags: bench-timing takes none of them
     out = os.path.join(work, "bench_timing.json")
     args = ["bench-timing", "--cold-only", "--inputs", str(opts.inputs), "--device", opts.device, "--out", out]
     if opts.data:
@@ -71,12 +74,12 @@ def suite_run(binary, work, name, args, env=None):
     return split
 
 
-def whole_set(binary, work, opts):
-    args = ["--backend", "aten", "--device", opts.device] + (["--data", opts.data] if opts.data else []) + opts.run_flag
+def whole_set(binary, work, opts, flags):
+    args = ["--backend", "aten", "--device", opts.device] + (["--data", opts.data] if opts.data else []) + flags
     return suite_run(binary, work, "whole_set", args)
 
 
-def kernel_folder(binary, work, opts):
+def kernel_folder(binary, work, opts, flags):
     caches = os.path.join(work, "caches")  # empty on the first run, filled for the second
     env = {"TRITON_CACHE_DIR": os.path.join(caches, "triton"), "BACKENDBENCH_CACHE": os.path.join(caches, "backendbench")}
     # The folder's operators only (a folder per operator, add__Tensor for add.Tensor): the others would be
@@ -84,7 +87,7 @@ def kernel_folder(binary, work, opts):
     ops = sorted(name.replace("__", ".") for name in os.listdir(opts.kernels)
                  if os.path.isdir(os.path.join(opts.kernels, name)) and not name.startswith((".", "__")))
     args = ["--backend", "directory", "--ops-directory", opts.kernels, "--ops", ",".join(ops), "--device", opts.device,
-            "--topn-inputs", str(opts.topn)] + (["--data", opts.data] if opts.data else []) + opts.run_flag
+            "--topn-inputs", str(opts.topn)] + (["--data", opts.data] if opts.data else []) + flags
     return {"first run": suite_run(binary, work, "kernels_first", args, env),
             "warm cache": suite_run(binary, work, "kernels_warm", args, env)}
 
@@ -150,6 +153,9 @@ def parse_args(argv):
                         "none on the CPU)")
     p.add_argument("--topn", type=int, default=3, help="inputs per operator for the kernel folder (default: 3)")
     p.add_argument("--run-flag", action="append", default=[], help="a flag for every suite run (e.g. --no-judge)")
+    p.add_argument("--build-flag", action="append", default=[], metavar="NAME=FLAG",
+                   help="a flag for the suite runs of the build NAME only (e.g. no-judge=--no-judge: the same binary "
+                        "twice, with and without the judge)")
     p.add_argument("--rows", default="steadiness,whole,kernels",
                    help="which rows to measure, comma-separated (default: steadiness,whole,kernels)")
     p.add_argument("--out", default="", help="write the figures to this JSON file")
@@ -162,6 +168,12 @@ def parse_args(argv):
         if not os.access(path, os.X_OK):
             p.error(f"--binary {spec}: {path} is no executable")
         builds[name] = os.path.abspath(path)
+    opts.flags = {name: list(opts.run_flag) for name in builds}
+    for spec in opts.build_flag:
+        name, sep, flag = spec.partition("=")
+        if not sep or not flag or name not in builds:
+            p.error(f"--build-flag {spec}: expected NAME=FLAG, NAME one of the builds ({', '.join(builds)})")
+        opts.flags[name].append(flag)
     if not opts.kernels and opts.device.startswith("cuda"):
         opts.kernels = os.path.join(SOURCE_DIR, "examples", "kernels_triton")
     if opts.kernels and not os.path.isdir(opts.kernels):
@@ -186,11 +198,11 @@ def main(argv=None):
                 print(f"{key}: {name} ...", file=sys.stderr, flush=True)
                 folder = os.path.join(work, name, key.replace(" ", "_"))
                 os.makedirs(folder)
-                figures[name][key] = measure(binary, folder, opts)
+                figures[name][key] = measure(binary, folder, opts, opts.flags[name])
     print(table(figures))
     if opts.out:
         with open(opts.out, "w") as f:
-            json.dump({"builds": builds, "figures": figures}, f, indent=1)
+            json.dump({"builds": builds, "flags": opts.flags, "figures": figures}, f, indent=1)
     return 0
 
 

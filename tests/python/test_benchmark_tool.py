@@ -40,10 +40,29 @@ def test_two_builds_side_by_side_on_the_cpu(tmp_path):
         assert figures[build]["kernel folder"]["first run"]["judged"] == 4
 
 
+def test_a_flag_for_one_build_reaches_its_suite_runs_only(tmp_path):
+    """The same binary twice, one of them with a flag of its own (as --no-judge is for the judge's cost)."""
+    binary = os.path.join(os.environ["BACKENDBENCH_BUILD_DIR"], "backendbench")
+    trace = tmp_path / "t.txt"
+    trace.write_text(TRACE)
+    out = tmp_path / "figures.json"
+    done = subprocess.run(
+        [sys.executable, os.path.join(SOURCE_DIR, "tools", "benchmark.py"), "--device", "cpu", "--data", str(trace),
+         "--rows", "whole", "--binary", f"all={binary}", "--binary", f"relu={binary}",
+         "--build-flag", "relu=--ops=relu", "--out", str(out)],
+        capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    saved = json.loads(out.read_text())
+    assert saved["flags"] == {"all": [], "relu": ["--ops=relu"]}
+    assert saved["figures"]["all"]["whole set"]["tests"] == 4
+    assert saved["figures"]["relu"]["whole set"]["tests"] == 2
+
+
 def test_bad_flags_are_usage_errors(tmp_path):
     tool = os.path.join(SOURCE_DIR, "tools", "benchmark.py")
     for flags, words in (([f"--binary", f"x={tmp_path / 'missing'}"], "is no executable"),
-                         (["--rows", "steadiness,nope"], "choose among")):
+                         (["--rows", "steadiness,nope"], "choose among"),
+                         (["--build-flag", "nobody=--no-judge"], "NAME one of the builds")):
         done = subprocess.run([sys.executable, tool] + flags, capture_output=True, text=True)
         assert done.returncode == 2, flags
         assert words in done.stderr, done.stderr
