@@ -16,23 +16,31 @@ cnt: 1, ((T([16, 16], f32), T([16, 16], f32)), {})
 """
 
 
-def test_two_builds_side_by_side_on_the_cpu(tmp_path):
-    binary = os.path.join(os.environ["BACKENDBENCH_BUILD_DIR"], "backendbench")
+BINARY = os.path.join(os.environ.get("BACKENDBENCH_BUILD_DIR", ""), "backendbench")
+
+
+def run_tool(tmp_path, *flags):
+    """The tool on the CPU over TRACE; its output and the figures it saved."""
     trace = tmp_path / "t.txt"
     trace.write_text(TRACE)
     out = tmp_path / "figures.json"
     done = subprocess.run(
         [sys.executable, os.path.join(SOURCE_DIR, "tools", "benchmark.py"), "--device", "cpu", "--data", str(trace),
-         "--inputs", "2", "--kernels", os.path.join(SOURCE_DIR, "examples", "kernels_python"), "--topn", "1",
-         "--binary", f"before={binary}", "--binary", f"after={binary}", "--out", str(out)],
+         "--out", str(out)] + list(flags),
         capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
+    return done, json.loads(out.read_text())
+
+
+def test_two_builds_side_by_side_on_the_cpu(tmp_path):
+    done, saved = run_tool(tmp_path, "--inputs", "2", "--kernels", os.path.join(SOURCE_DIR, "examples", "kernels_python"),
+                           "--topn", "1", "--binary", f"before={BINARY}", "--binary", f"after={BINARY}")
     lines = done.stdout.splitlines()
     assert lines[0].split() == ["before", "after"]
     for label in ("ATen vs ATen within 1% / 3%, all", "wall time per input", "whole set, tests/s",
                   "whole set, time split", "kernel folder, first run, tests/s", "kernel folder, warm cache, tests/s"):
         assert any(line.startswith(label) for line in lines), (label, done.stdout)
-    figures = json.loads(out.read_text())["figures"]
+    figures = saved["figures"]
     for build in ("before", "after"):
         assert figures[build]["whole set"]["tests"] == 4
         assert figures[build]["steadiness"]["modes"]["all"]["n"] == 2
@@ -42,17 +50,8 @@ def test_two_builds_side_by_side_on_the_cpu(tmp_path):
 
 def test_a_flag_for_one_build_reaches_its_suite_runs_only(tmp_path):
     """The same binary twice, one of them with a flag of its own (as --no-judge is for the judge's cost)."""
-    binary = os.path.join(os.environ["BACKENDBENCH_BUILD_DIR"], "backendbench")
-    trace = tmp_path / "t.txt"
-    trace.write_text(TRACE)
-    out = tmp_path / "figures.json"
-    done = subprocess.run(
-        [sys.executable, os.path.join(SOURCE_DIR, "tools", "benchmark.py"), "--device", "cpu", "--data", str(trace),
-         "--rows", "whole", "--binary", f"all={binary}", "--binary", f"relu={binary}",
-         "--build-flag", "relu=--ops=relu", "--out", str(out)],
-        capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr
-    saved = json.loads(out.read_text())
+    _, saved = run_tool(tmp_path, "--rows", "whole", "--binary", f"all={BINARY}", "--binary", f"relu={BINARY}",
+                        "--build-flag", "relu=--ops=relu")
     assert saved["flags"] == {"all": [], "relu": ["--ops=relu"]}
     assert saved["figures"]["all"]["whole set"]["tests"] == 4
     assert saved["figures"]["relu"]["whole set"]["tests"] == 2
