@@ -44,6 +44,8 @@
 #             summary.md, logs); a step cut short resumes when run again with the same SESSION_DIR; then
 #             timm_resnet18 train profiled on ATen and the kernels -> models_profile/, one Chrome trace checked
 #   stray     the GPU tests of stray work (side-stream and host-thread kernels caught, honest ones pass)
+#   judgecost the whole shipped dataset ($JUDGECOST_DATA, when set), ATen against ATen, with the judge and with
+#             --no-judge in turns (tools/benchmark.py): tests/s and the time split of each -> judgecost.txt
 #   throughput  the whole shipped dataset, ATen against ATen on GPU 0, no baseline cache, once per
 #             workers-per-GPU setting in $THROUGHPUT_WORKERS (default "1 2"): tests/s and the time
 #             split of each -> throughput.txt, throughput_N/
@@ -219,5 +221,9 @@ PY
             "$(grep -m1 'correctness score' "$OUT/throughput_$n.txt")"
           grep -m1 '^Time split' "$OUT/throughput_$n.txt"; } | tee -a "$OUT/throughput.txt"
       done ;;
+    judgecost) # the same binary with and without the judge, in turns (tools/benchmark.py); about 10 minutes
+      python3 tools/benchmark.py --binary judge=build/backendbench --binary no-judge=build/backendbench \
+        --build-flag no-judge=--no-judge --rows whole ${JUDGECOST_DATA:+--data "$JUDGECOST_DATA"} \
+        --out "$OUT/judgecost.json" 2>&1 | tee "$OUT/judgecost.txt" ;;
   esac
 done
