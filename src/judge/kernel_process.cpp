@@ -37,13 +37,12 @@ KernelProcess::KernelProcess(const workers::WorkerConfig& config, std::function<
       from_kernel_on_device_(device_) {
   workers::WorkerConfig own = config;
   own.guarded.push_back(::getpid());
+  // It serves this process's requests; the cache of ATen's timings is this process's to write: the kernel's
+  // process hands its entries over, or, where ATen is timed here, never reaches the cache.
   own.for_judge = true;
   // Not the run's secret: each performance test's own comes with its job (runner::TestJob::secret), so kernel
   // code learns no other test's hidden values.
   own.secret = 0;
-  // The cache of ATen's timings is this process's to write: the kernel's process hands its entries over, or,
-  // where ATen is timed here, never reaches the cache.
-  own.sandbox.baselines = false;
   if (config.judge_times_aten) own.baseline_cache = false;
   // Its environment is this process's, which the run chose (no secrets; its scratch folder).
   process_ = workers::spawn_worker({util::self_executable(), "__worker"});

@@ -167,7 +167,7 @@ int serve_as_worker() {
     if (config.baseline_cache) {
       // A judge's kernel process may not write the cache: its judge records the entries it hands over.
       timing::BaselineCache::Recorder record;
-      if (!config.sandbox.baselines) {
+      if (config.for_judge) {
         record = [&recorded](std::string line) {
           recorded.push_back(std::move(line));
         };

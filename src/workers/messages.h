@@ -44,7 +44,8 @@ struct WorkerConfig {
   SandboxConfig sandbox;       // workers/sandbox.h; the scratch folder is set per worker
   // Processes kernel code may not signal besides the worker's parent: the run, where a judge started the worker.
   std::vector<int> guarded;
-  // A judge started this worker: it serves the judge's requests (judge/candidate_service.h).
+  // A judge started this worker: it serves the judge's requests (judge/candidate_service.h) and may not
+  // write the cache of ATen's timings (sandbox.baselines, which follows from this field).
   bool for_judge = false;
 };
 

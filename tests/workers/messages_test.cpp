@@ -33,6 +33,8 @@ TEST(WorkerConfig, EveryFieldRoundTripsThroughJson) {
   EXPECT_EQ(back.backend.kernels_dir, "r");
   EXPECT_EQ(back.guarded, (std::vector<int>{11, 12}));
   EXPECT_TRUE(back.for_judge);
+  EXPECT_FALSE(back.sandbox.baselines) << "a judge's kernel process may not write the cache of ATen's timings";
+  EXPECT_TRUE(config_from_json(to_json(WorkerConfig{})).sandbox.baselines);
 }
 
 }  // namespace
