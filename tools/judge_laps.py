@@ -33,8 +33,9 @@ def read_laps(lines):
             continue
         side, op, rest = m.groups()
         for step, ms in LAP.findall(rest):
-            laps[(side, step.strip(" ,"))].append(float(ms))
-            if side == "the kernel's process" and step.strip(" ,") == "call":
+            step = step.strip(" ,")
+            laps[(side, step)].append(float(ms))
+            if side == "the kernel's process" and step == "call":
                 calls[op].append(float(ms))
     return laps, calls
 
