@@ -104,7 +104,13 @@ void KernelProcess::stop(const std::string& what) {
 std::optional<Json> KernelProcess::request(const Json& message) { return answer(send(message)); }
 
 size_t KernelProcess::send(const Json& message) {
-  if (awaited_ != 0) answer(awaited_);
+  if (awaited_ != 0) {
+    // What this process waits here is time the kernel's process still spent on an earlier request (a warm-up).
+    util::Laps laps;
+    answer(awaited_);
+    laps.lap("earlier answer awaited");
+    BB_LOG(debug) << "judge, " << message.value("op", message.value("type", "")) << ": " << laps.str();
+  }
   if (stopped()) return 0;
   send_frame(message.dump(-1, ' ', false, Json::error_handler_t::replace));
   awaited_ = ++sent_;
@@ -292,7 +298,10 @@ void KernelProcess::warm_up(const runner::TestJob& job) {
 
 size_t KernelProcess::end_test() {
   storages_.clear();
+  util::Laps laps;
   const auto answer = request({{"type", "end_test"}});
+  laps.lap("test ended");
+  BB_LOG(debug) << "judge, end of a test: " << laps.str();
   const Json left = answer ? answer->value("left", Json()) : Json();
   return left.is_number_unsigned() ? left.get<size_t>() : 0;
 }
