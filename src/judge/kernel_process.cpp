@@ -104,8 +104,14 @@ void KernelProcess::stop(const std::string& what) {
 std::optional<Json> KernelProcess::request(const Json& message) { return answer(send(message)); }
 
 size_t KernelProcess::send(const Json& message) {
+  if (awaited_ != 0 && awaited_is_warm_up_) {
+    // The kernel's process answers in order: this request's answer comes after the warm-up's, which is dropped
+    // then. Meanwhile this process goes on (the warm-up's tail overlaps its work, not only its inputs).
+    ++warm_ups_unread_;
+    awaited_ = 0;
+  }
   if (awaited_ != 0) {
-    // What this process waits here is time the kernel's process still spent on an earlier request (a warm-up).
+    // What this process waits here is time the kernel's process still spent on an earlier request.
     util::Laps laps;
     answer(awaited_);
     laps.lap("earlier answer awaited");
@@ -114,6 +120,7 @@ size_t KernelProcess::send(const Json& message) {
   if (stopped()) return 0;
   send_frame(message.dump(-1, ' ', false, Json::error_handler_t::replace));
   awaited_ = ++sent_;
+  awaited_is_warm_up_ = message.value("type", "") == "warm_up";
   return awaited_;
 }
 
@@ -125,13 +132,22 @@ std::optional<Json> KernelProcess::answer(size_t request) {
   // The phases the kernel's process goes through are this test's (the run's deadlines count them); a timing
   // waits until this process holds the device alone for it.
   std::optional<runner::PhaseScope> mirrored;
+  util::Laps laps;
   try {
     while (true) {
       auto frame = receive_frame();
       if (!frame) end_as_it_did();
       Json answer = Json::parse(*frame, nullptr, false);
       if (!answer.is_object()) throw std::runtime_error("a frame that is not a JSON object");
-      if (answer.value("type", "") != "phase") return answer;
+      const std::string type = answer.value("type", "");
+      if (type != "phase" && warm_ups_unread_ > 0) {
+        if (type != "warmed_up") throw std::runtime_error("an answer to a warm-up that is not one");
+        --warm_ups_unread_;
+        laps.lap("warm up awaited");
+        BB_LOG(debug) << "judge, a warm-up: " << laps.str();
+        continue;
+      }
+      if (type != "phase") return answer;
       const auto phase = results::phase_from_name(answer.value("phase", ""));
       if (!phase) throw std::runtime_error("a phase of no name it knows");
       mirrored.reset();
@@ -206,7 +222,10 @@ runner::PendingCall KernelProcess::call(const std::string& op_name, const torch:
                             {"device_buffers", std::move(buffers)}});
   laps.lap("sent");
   BB_LOG(debug) << "judge, " << op_name << ": " << laps.str();
-  return [this, sent, op_name, inputs, written = c.written, out_apart] {
+  return [this, sent, op_name, inputs, written = c.written, out_apart, sent_at = std::chrono::steady_clock::now()] {
+    util::Laps meanwhile(sent_at);  // this process's own work while the call ran there
+    meanwhile.lap("own work meanwhile");
+    BB_LOG(debug) << "judge, " << op_name << ": " << meanwhile.str();
     return finish_call(sent, op_name, inputs, written, out_apart);
   };
 }

@@ -14,6 +14,9 @@ namespace backendbench::util {
 
 class Laps {
  public:
+  Laps() = default;
+  // The first lap counts from `since`.
+  explicit Laps(std::chrono::steady_clock::time_point since) : last_(since) {}
   // The time since the last lap (or since it was made), named.
   void lap(const char* name) {
     const auto now = std::chrono::steady_clock::now();
