@@ -101,9 +101,10 @@ def percent(x):
 
 
 def split_text(split):
-    parts = ["inputs", "reference", "candidate", "checks", "timing", "idle"]
+    # crossing: values between a judge and its kernel's process (a build older than the share has none)
+    parts = ["inputs", "reference", "candidate", "checks", "crossing", "timing", "idle"]
     total = max(split["wall_s"] * split["workers"], 1e-9)
-    return ", ".join(f"{p} {100 * split[p + '_s'] / total:.0f}%" for p in parts)
+    return ", ".join(f"{p} {100 * split[p + '_s'] / total:.0f}%" for p in parts if p + "_s" in split)
 
 
 def table(figures):

@@ -3,6 +3,7 @@
 #include "check/compare.h"
 #include "judge/wire.h"
 #include "runner/job_json.h"
+#include "runner/phase.h"
 #include "runner/prepare.h"
 #include "runner/sides.h"
 #include "timing/timer.h"
@@ -70,6 +71,8 @@ Json CandidateService::answer(const Json& request) {
 
 Json CandidateService::warm_up(const Json& request) {
   const runner::TestJob job = runner::job_from_json(request.at("job"));
+  // ATen's work: the judge, which takes its answer later, counts the wait as the reference's.
+  const runner::PhaseScope phase(runner::Phase::reference);
   util::Laps laps;
   // What ATen raises here is the test's to find, on the judge's side: nothing is said of it.
   (void)runner::capture([&] {
@@ -105,6 +108,8 @@ Json CandidateService::time(const Json& request) {
 }
 
 Json CandidateService::run(const Json& h) {
+  // Reading the judge's values and writing the answer back; the candidate's calls are its own phase.
+  const runner::PhaseScope crossing(runner::Phase::crossing);
   runner::OperatorRun* op = executor_.operator_run(h.at("op").get<std::string>());
   const auto failed = [&](const runner::Failure& f) {
     return Json{{"type", "ran"}, {"failure", to_json(f)}, {"context_lost", context_lost_after(true)}};
@@ -197,6 +202,7 @@ void CandidateService::write(const Parcel& parcel, const at::Tensor& device_byte
 }
 
 Json CandidateService::resend(const Json& request) {
+  const runner::PhaseScope crossing(runner::Phase::crossing);
   if (!unsent_) return {{"type", "unknown"}};
   const Parcel parcel = std::move(*unsent_);
   unsent_.reset();

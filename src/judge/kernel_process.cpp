@@ -188,6 +188,7 @@ runner::LoadedKernel KernelProcess::load(const std::string& op_name, const c10::
 
 runner::PendingCall KernelProcess::call(const std::string& op_name, const torch::jit::Stack& inputs,
                                        const runner::CandidateCall& c) {
+  const runner::PhaseScope crossing(runner::Phase::crossing);
   util::Laps laps;
   Parcel parcel;
   // The device buffers, where the run is on a CUDA device and they have room; else host memory.
@@ -234,6 +235,8 @@ std::variant<runner::CandidateRun, runner::Failure> KernelProcess::finish_call(s
                                                                               const torch::jit::Stack& inputs,
                                                                               const std::vector<size_t>& written,
                                                                               bool out_apart) {
+  // Until the kernel's process says it calls the candidate, and from when it is done.
+  const runner::PhaseScope crossing(runner::Phase::crossing);
   util::Laps laps;
   const auto answered = answer(sent);
   laps.lap("answered");
@@ -317,6 +320,7 @@ void KernelProcess::warm_up(const runner::TestJob& job) {
 
 size_t KernelProcess::end_test() {
   storages_.clear();
+  const runner::PhaseScope crossing(runner::Phase::crossing);
   util::Laps laps;
   const auto answer = request({{"type", "end_test"}});
   laps.lap("test ended");

@@ -7,10 +7,12 @@
 namespace backendbench::results {
 namespace {
 
-constexpr util::NameTable<Phase, 6> kPhases{{"setup", "reference", "candidate", "compare", "timing", "waiting"}};
-constexpr std::array<std::string_view, 6> kWords{"setup (making inputs, loading the kernel)", "the ATen reference",
-                                                 "the candidate's calls", "comparing outputs", "timing",
-                                                 "waiting for the device"};
+constexpr util::NameTable<Phase, 7> kPhases{
+    {"setup", "reference", "candidate", "compare", "crossing", "timing", "waiting"}};
+constexpr std::array<std::string_view, 7> kWords{"setup (making inputs, loading the kernel)", "the ATen reference",
+                                                 "the candidate's calls", "comparing outputs",
+                                                 "values crossing between the judge and the kernel's process",
+                                                 "timing", "waiting for the device"};
 
 }  // namespace
 

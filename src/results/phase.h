@@ -13,11 +13,12 @@ enum class Phase {
   reference,  // the ATen reference's calls
   candidate,  // the candidate kernel's calls
   compare,    // comparing outputs, checking the operator's contract
+  crossing,   // values crossing between a judge and its kernel's process (judge/parcel.h), both ways
   timing,     // timing both sides (bounded by the timing budget)
   waiting,    // waiting for the device lock (said by the worker loop, not entered by a test)
 };
 
-// "setup", "reference", "candidate", "compare", "timing", "waiting" (the worker's phase frames).
+// "setup", "reference", "candidate", "compare", "crossing", "timing", "waiting" (the worker's phase frames).
 std::string_view to_string(Phase phase);
 std::optional<Phase> phase_from_name(std::string_view name);
 

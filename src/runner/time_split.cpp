@@ -11,6 +11,7 @@ double& PhaseTimes::of(Phase phase) {
     case Phase::reference: return reference_ms;
     case Phase::candidate: return candidate_ms;
     case Phase::compare: return compare_ms;
+    case Phase::crossing: return crossing_ms;
     case Phase::timing: return timing_ms;
     case Phase::waiting: return waiting_ms;
   }
@@ -18,7 +19,7 @@ double& PhaseTimes::of(Phase phase) {
 }
 
 double PhaseTimes::total_ms() const {
-  return setup_ms + reference_ms + candidate_ms + compare_ms + timing_ms + waiting_ms + io_ms;
+  return setup_ms + reference_ms + candidate_ms + compare_ms + crossing_ms + timing_ms + waiting_ms + io_ms;
 }
 
 PhaseTimes& PhaseTimes::operator+=(const PhaseTimes& o) {
@@ -26,6 +27,7 @@ PhaseTimes& PhaseTimes::operator+=(const PhaseTimes& o) {
   reference_ms += o.reference_ms;
   candidate_ms += o.candidate_ms;
   compare_ms += o.compare_ms;
+  crossing_ms += o.crossing_ms;
   timing_ms += o.timing_ms;
   waiting_ms += o.waiting_ms;
   io_ms += o.io_ms;
@@ -34,7 +36,8 @@ PhaseTimes& PhaseTimes::operator+=(const PhaseTimes& o) {
 
 nlohmann::ordered_json to_json(const PhaseTimes& t) {
   return {{"setup", t.setup_ms},       {"reference", t.reference_ms}, {"candidate", t.candidate_ms},
-          {"compare", t.compare_ms},   {"timing", t.timing_ms},       {"waiting", t.waiting_ms},
+          {"compare", t.compare_ms},   {"crossing", t.crossing_ms},   {"timing", t.timing_ms},
+          {"waiting", t.waiting_ms},
           {"io", t.io_ms}};
 }
 
@@ -43,6 +46,7 @@ PhaseTimes phase_times_from_json(const nlohmann::ordered_json& j) {
           .reference_ms = j.value("reference", 0.0),
           .candidate_ms = j.value("candidate", 0.0),
           .compare_ms = j.value("compare", 0.0),
+          .crossing_ms = j.value("crossing", 0.0),
           .timing_ms = j.value("timing", 0.0),
           .waiting_ms = j.value("waiting", 0.0),
           .io_ms = j.value("io", 0.0)};
@@ -101,6 +105,7 @@ nlohmann::ordered_json to_json(const TimeSplit& s) {
           {"reference_s", seconds(s.tests.reference_ms)},
           {"candidate_s", seconds(s.tests.candidate_ms)},
           {"checks_s", seconds(s.tests.compare_ms)},
+          {"crossing_s", seconds(s.tests.crossing_ms)},
           {"timing_s", seconds(s.tests.timing_ms)},
           {"device_wait_s", seconds(s.tests.waiting_ms)},
           {"io_s", seconds(s.tests.io_ms + s.run_io_ms)},
@@ -125,6 +130,7 @@ std::string describe(const TimeSplit& s) {
   part("reference", s.tests.reference_ms);
   part("candidate", s.tests.candidate_ms);
   part("checks", s.tests.compare_ms);
+  if (s.tests.crossing_ms > 0) part("crossing to the kernel's process", s.tests.crossing_ms);
   part("timing", s.tests.timing_ms);
   part("waiting for the device", s.tests.waiting_ms);
   part("I/O", s.tests.io_ms + s.run_io_ms);

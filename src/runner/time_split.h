@@ -1,6 +1,7 @@
 // Where time goes: each test's time by phase (runner/phase.h), measured where
 // the test runs, and a run's time split from them: making inputs, the ATen
-// reference, the candidate, the checks, the timing, waiting for the device,
+// reference, the candidate, the checks, values crossing between a judge and
+// its kernel's process, the timing, waiting for the device,
 // messages and files, and workers idle (starting, or between tests).
 #pragma once
 
@@ -20,6 +21,7 @@ struct PhaseTimes {
   double reference_ms = 0;  // the ATen reference's calls
   double candidate_ms = 0;  // the candidate's calls (correctness)
   double compare_ms = 0;    // comparing outputs, checking the contract
+  double crossing_ms = 0;   // values crossing between a judge and its kernel's process
   double timing_ms = 0;     // timing both sides
   double waiting_ms = 0;    // waiting for the device (another worker was timing on it)
   double io_ms = 0;         // reading the test, writing its result

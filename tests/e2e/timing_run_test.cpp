@@ -40,8 +40,21 @@ TEST_F(TimingRun, SeveralWorkersOnOneDeviceAndTheTimeSplitIsPrintedAndRecorded) 
   EXPECT_GT(split["timing_s"].get<double>(), 0.0);
   EXPECT_GT(split["reference_s"].get<double>(), 0.0);
   EXPECT_GT(split["candidate_s"].get<double>(), 0.0);
+  // Each worker judged its kernel's process: the values crossing between them are a share of their own.
+  EXPECT_GT(split["crossing_s"].get<double>(), 0.0) << split.dump();
+  EXPECT_NE(o.out.find("crossing to the kernel's process "), std::string::npos) << o.out;
   EXPECT_GT(split["tests_per_s"].get<double>(), 0.0);
   EXPECT_NE(read_file(dir_ / "out" / "OVERALL_SUMMARY.md").find("time_split"), std::string::npos);
+}
+
+TEST_F(TimingRun, WithoutAJudgeNothingCrossesToAKernelsProcess) {
+  write("t.txt", kTrace);
+  const Outcome o = run("--suite torchbench --data t.txt --device cpu --ops relu --no-judge --log-dir out");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const auto split = read_json(dir_ / "out" / "run_info.json")["environment"]["time_split"];
+  EXPECT_EQ(split["crossing_s"].get<double>(), 0.0) << split.dump();
+  EXPECT_GT(split["candidate_s"].get<double>(), 0.0) << split.dump();
+  EXPECT_EQ(o.out.find("crossing to the kernel's process"), std::string::npos) << o.out;
 }
 
 // Tests per second count the tests that ran: a backend without a kernel for add.Tensor skips its tests, and they

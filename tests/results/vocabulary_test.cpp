@@ -39,7 +39,8 @@ TEST(OperatorName, EveryWrittenFormParsesToOneValueWithFourRenderings) {
 }
 
 TEST(Phase, NamesRoundTripAndOnlyTheCandidatesPhasesAreBounded) {
-  for (Phase p : {Phase::setup, Phase::reference, Phase::candidate, Phase::compare, Phase::timing, Phase::waiting}) {
+  for (Phase p : {Phase::setup, Phase::reference, Phase::candidate, Phase::compare, Phase::crossing, Phase::timing,
+                  Phase::waiting}) {
     EXPECT_EQ(phase_from_name(to_string(p)), p);
     EXPECT_FALSE(in_words(p).empty());
     EXPECT_EQ(bounded_by_test_timeout(p), p == Phase::candidate || p == Phase::timing);
