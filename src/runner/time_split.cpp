@@ -37,8 +37,7 @@ PhaseTimes& PhaseTimes::operator+=(const PhaseTimes& o) {
 nlohmann::ordered_json to_json(const PhaseTimes& t) {
   return {{"setup", t.setup_ms},       {"reference", t.reference_ms}, {"candidate", t.candidate_ms},
           {"compare", t.compare_ms},   {"crossing", t.crossing_ms},   {"timing", t.timing_ms},
-          {"waiting", t.waiting_ms},
-          {"io", t.io_ms}};
+          {"waiting", t.waiting_ms},   {"io", t.io_ms}};
 }
 
 PhaseTimes phase_times_from_json(const nlohmann::ordered_json& j) {
