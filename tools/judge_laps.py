@@ -3,8 +3,9 @@
 (`backendbench ... --log-level DEBUG 2>log`): for each step of a call on the
 judge's side (sent, answered, read, timed) and in the kernel's process (read,
 copies, call, compared, described, written), the count, total, median, mean
-and 90th percentile; then the kernel's process's first call per operator (an
-operator's set-up paid again there), and the operators whose calls took
+and 90th percentile; then those steps summed by what they are (the round
+trip, waits, the warm-ups), the kernel's process's first call per operator
+(an operator's set-up paid again there), and the operators whose calls took
 longest there.
 
     python3 tools/judge_laps.py log.txt [--top 15]
@@ -40,6 +41,19 @@ def read_laps(lines):
     return laps, calls
 
 
+# The steps summed by what they are (steps of other names are in the table only).
+GROUPS = [
+    ("the round trip (values crossing both ways, a test's end)",
+     [("judge", "sent"), ("judge", "read"), ("judge", "test ended"), ("the kernel's process", "read"),
+      ("the kernel's process", "copies"), ("the kernel's process", "described"), ("the kernel's process", "written")]),
+    ("the candidate's calls in the kernel's process", [("the kernel's process", "call")]),
+    ("the judge's own work while a call ran there", [("judge", "own work meanwhile")]),
+    ("the judge waiting for a call's answer afterwards", [("judge", "answered")]),
+    ("warm-ups in the kernel's process", [("the kernel's process", "warmed up")]),
+    ("the judge waiting for warm-ups", [("judge", "warm up awaited"), ("judge", "earlier answer awaited")]),
+]
+
+
 def report(laps, calls, top):
     if not laps:
         return "no laps: was the run judged (no --no-judge) and its log at --log-level DEBUG?"
@@ -48,6 +62,10 @@ def report(laps, calls, top):
         p90 = sorted(ms)[math.ceil(0.9 * len(ms)) - 1]  # nearest rank
         out.append(f"{side + ': ' + step:36s} {len(ms):7d} {sum(ms) / 1000:9.2f} {statistics.median(ms):10.3f} "
                    f"{statistics.mean(ms):9.3f} {p90:8.3f}")
+    for name, steps in GROUPS:
+        present = [laps[s] for s in steps if s in laps]
+        if present:
+            out.append(f"{name}: {sum(sum(ms) for ms in present) / 1000:.3f} s")
     first = sum(ms[0] for ms in calls.values())
     out.append(f"the kernel's process, first call per operator: {first / 1000:.2f} s over {len(calls)} operators")
     out.append(f"operators by the kernel's process's call time (first {top}): total s, calls, first call ms")

@@ -1,5 +1,6 @@
 """tools/judge_laps.py over the debug log of a real judged run on the CPU: every step of a candidate call on
-both sides is counted, one line per operator; a run without a judge has no laps and says so."""
+both sides is counted, and summed by what it is (the round trip first), one line per operator; a run without a judge
+has no laps and says so."""
 
 import os
 import subprocess
@@ -35,6 +36,9 @@ def test_a_judged_runs_laps_on_both_sides(tmp_path):
                  "the kernel's process: written"):
         assert step in rows, done.stdout
         assert int(rows[step][0]) >= 2, done.stdout  # calls: at least two per correctness test, both operators
+    round_trip = next(line for line in done.stdout.splitlines() if line.startswith("the round trip"))
+    assert float(round_trip.split(": ")[-1].rstrip(" s")) > 0, done.stdout
+    assert "the judge waiting for a call's answer afterwards: " in done.stdout, done.stdout
     assert "first call per operator" in done.stdout and "over 2 operators" in done.stdout, done.stdout
     assert "  aten.relu.default: " in done.stdout and "  aten.add.Tensor: " in done.stdout, done.stdout
 
