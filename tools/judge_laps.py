@@ -50,7 +50,7 @@ GROUPS = [
     ("the judge's own work while a call ran there", [("judge", "own work meanwhile")]),
     ("the judge waiting for a call's answer afterwards", [("judge", "answered")]),
     ("warm-ups in the kernel's process", [("the kernel's process", "warmed up")]),
-    ("the judge waiting for warm-ups", [("judge", "warm up awaited"), ("judge", "earlier answer awaited")]),
+    ("the judge waiting for warm-ups", [("judge", "warm up awaited")]),
 ]
 
 

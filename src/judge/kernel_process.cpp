@@ -104,23 +104,10 @@ void KernelProcess::stop(const std::string& what) {
 std::optional<Json> KernelProcess::request(const Json& message) { return answer(send(message)); }
 
 size_t KernelProcess::send(const Json& message) {
-  if (awaited_ != 0 && awaited_is_warm_up_) {
-    // The kernel's process answers in order: this request's answer comes after the warm-up's, which is dropped
-    // then. Meanwhile this process goes on (the warm-up's tail overlaps its work, not only its inputs).
-    ++warm_ups_unread_;
-    awaited_ = 0;
-  }
-  if (awaited_ != 0) {
-    // What this process waits here is time the kernel's process still spent on an earlier request.
-    util::Laps laps;
-    answer(awaited_);
-    laps.lap("earlier answer awaited");
-    BB_LOG(debug) << "judge, " << message.value("op", message.value("type", "")) << ": " << laps.str();
-  }
+  if (awaited_ != 0) answer(awaited_);
   if (stopped()) return 0;
   send_frame(message.dump(-1, ' ', false, Json::error_handler_t::replace));
   awaited_ = ++sent_;
-  awaited_is_warm_up_ = message.value("type", "") == "warm_up";
   return awaited_;
 }
 
@@ -315,7 +302,13 @@ void KernelProcess::warm_up(const runner::TestJob& job) {
   // Values of no test's (the test's own come from a secret this process keeps): ATen's outputs there say
   // nothing of the reference's.
   const runner::TestJob shapes{.op_name = job.op_name, .input = job.input};
-  send({{"type", "warm_up"}, {"job", runner::to_json(shapes)}, {"seed", std::random_device{}()}});
+  // Answers come in order: an earlier request's is taken first, and the warm-up's, awaited by no one, is dropped
+  // where it comes, before the next request's (this process goes on meanwhile).
+  if (awaited_ != 0) answer(awaited_);
+  if (stopped()) return;
+  send_frame(Json{{"type", "warm_up"}, {"job", runner::to_json(shapes)}, {"seed", std::random_device{}()}}.dump(
+      -1, ' ', false, Json::error_handler_t::replace));
+  ++warm_ups_unread_;
 }
 
 size_t KernelProcess::end_test() {

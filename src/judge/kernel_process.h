@@ -88,8 +88,8 @@ class KernelProcess {
   std::optional<nlohmann::ordered_json> request(const nlohmann::ordered_json& message);
   // request() in two halves, for a call that runs while this process goes on: send() numbers the request,
   // answer(n) waits for request n's answer. A request sent while another's answer is awaited first takes
-  // that answer and drops it (a pending call left uncalled), so that every answer meets its request; a
-  // warm-up's answer alone is not waited for then, but dropped where it comes, before the next one's.
+  // that answer and drops it (a pending call left uncalled), so that every answer meets its request. A
+  // warm-up is no request of these: its answer is dropped where it comes (warm_ups_unread_).
   size_t send(const nlohmann::ordered_json& message);
   std::optional<nlohmann::ordered_json> answer(size_t request);
   // The candidate's answer to request `sent` on `inputs`, read back.
@@ -122,8 +122,7 @@ class KernelProcess {
   std::string breach_;  // why it was stopped
   size_t sent_ = 0;      // requests sent so far
   size_t awaited_ = 0;   // the request whose answer has not been read (0: none)
-  bool awaited_is_warm_up_ = false;
-  size_t warm_ups_unread_ = 0;  // warm-ups whose answers come before the awaited one's
+  size_t warm_ups_unread_ = 0;  // warm-ups sent whose answers have not been read (they come before the next one's)
 };
 
 }  // namespace backendbench::judge
