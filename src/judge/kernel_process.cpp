@@ -104,11 +104,16 @@ void KernelProcess::stop(const std::string& what) {
 std::optional<Json> KernelProcess::request(const Json& message) { return answer(send(message)); }
 
 size_t KernelProcess::send(const Json& message) {
-  if (awaited_ != 0) answer(awaited_);
-  if (stopped()) return 0;
-  send_frame(message.dump(-1, ' ', false, Json::error_handler_t::replace));
+  if (!send_in_turn(message)) return 0;
   awaited_ = ++sent_;
   return awaited_;
+}
+
+bool KernelProcess::send_in_turn(const Json& message) {
+  if (awaited_ != 0) answer(awaited_);
+  if (stopped()) return false;
+  send_frame(message.dump(-1, ' ', false, Json::error_handler_t::replace));
+  return true;
 }
 
 std::optional<Json> KernelProcess::answer(size_t request) {
@@ -304,11 +309,9 @@ void KernelProcess::warm_up(const runner::TestJob& job) {
   const runner::TestJob shapes{.op_name = job.op_name, .input = job.input};
   // Answers come in order: an earlier request's is taken first, and the warm-up's, awaited by no one, is dropped
   // where it comes, before the next request's (this process goes on meanwhile).
-  if (awaited_ != 0) answer(awaited_);
-  if (stopped()) return;
-  send_frame(Json{{"type", "warm_up"}, {"job", runner::to_json(shapes)}, {"seed", std::random_device{}()}}.dump(
-      -1, ' ', false, Json::error_handler_t::replace));
-  ++warm_ups_unread_;
+  if (send_in_turn({{"type", "warm_up"}, {"job", runner::to_json(shapes)}, {"seed", std::random_device{}()}})) {
+    ++warm_ups_unread_;
+  }
 }
 
 size_t KernelProcess::end_test() {

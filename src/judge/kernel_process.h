@@ -92,6 +92,8 @@ class KernelProcess {
   // warm-up is no request of these: its answer is dropped where it comes (warm_ups_unread_).
   size_t send(const nlohmann::ordered_json& message);
   std::optional<nlohmann::ordered_json> answer(size_t request);
+  // Takes the awaited answer first (dropping it), then writes `message`; false once it was stopped.
+  bool send_in_turn(const nlohmann::ordered_json& message);
   // The candidate's answer to request `sent` on `inputs`, read back.
   std::variant<runner::CandidateRun, runner::Failure> finish_call(size_t sent, const std::string& op_name,
                                                                   const torch::jit::Stack& inputs,
