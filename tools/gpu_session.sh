@@ -45,9 +45,10 @@
 #             timm_resnet18 train profiled on ATen and the kernels -> models_profile/, one Chrome trace checked
 #   stray     the GPU tests of stray work (side-stream and host-thread kernels caught, honest ones pass)
 #   judgecost the whole shipped dataset ($JUDGECOST_DATA, when set), ATen against ATen, with the judge and with
-#             --no-judge in turns (tools/benchmark.py): tests/s and the time split of each -> judgecost.txt; then
-#             a judged --topn-inputs 3 run's debug laps (tools/judge_laps.py) -> judge_laps.txt; then what two
-#             processes on the GPU cost each other (tools/gpu_contexts.py) -> gpu_contexts.txt
+#             --no-judge in turns, each with its default workers per GPU (2 and 1; tools/benchmark.py): tests/s and
+#             the time split of each -> judgecost.txt; then a judged --topn-inputs 3 run's debug laps (one
+#             worker; tools/judge_laps.py) -> judge_laps.txt; then what two processes on the GPU cost each other
+#             (tools/gpu_contexts.py) -> gpu_contexts.txt
 #   throughput  the whole shipped dataset, ATen against ATen on GPU 0, no baseline cache, once per
 #             workers-per-GPU setting in $THROUGHPUT_WORKERS (default "1 2"): tests/s and the time
 #             split of each -> throughput.txt, throughput_N/
@@ -228,7 +229,7 @@ PY
         --build-flag no-judge=--no-judge --rows whole ${JUDGECOST_DATA:+--data "$JUDGECOST_DATA"} \
         --out "$OUT/judgecost.json" 2>&1 | tee "$OUT/judgecost.txt"
       # where a judged call's time goes, step by step, on three inputs per operator
-      build/backendbench --suite torchbench --topn-inputs 3 --no-baseline-cache --log-level DEBUG \
+      build/backendbench --suite torchbench --topn-inputs 3 --workers-per-gpu 1 --no-baseline-cache --log-level DEBUG \
         --log-dir "$OUT/judgecost_debug" >/dev/null 2>"$OUT/judgecost_debug.txt"
       python3 tools/judge_laps.py "$OUT/judgecost_debug.txt" | tee "$OUT/judge_laps.txt"
       python3 tools/gpu_contexts.py | tee "$OUT/gpu_contexts.txt" ;;

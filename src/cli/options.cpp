@@ -102,11 +102,11 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--log-dir", o.log_dir, "Directory for the result files (default: backendbench_output_<timestamp>)");
   cmd.add_flag("--disable-output-logs", o.disable_output_logs, "Do not write the result files");
   cmd.add_option("--num-workers", o.num_workers,
-                 "Worker processes that run the tests, spread over the devices (default: one per device; 0: run "
-                 "the tests in this process, without isolation)")
+                 "Worker processes that run the tests, spread over the devices (default: --workers-per-gpu on each GPU, "
+                 "one on the CPU; 0: run the tests in this process, without isolation)")
       ->transform(kCount0);
   cmd.add_option("--workers-per-gpu", o.workers_per_gpu,
-                 "Worker processes per GPU (default 1): they make inputs, run references and check outputs side by "
+                 "Worker processes per GPU (default 2 with the judge, 1 with --no-judge): they make inputs, run references and check outputs side by "
                  "side, and take turns to time (one timing on a GPU at a time, across processes)")
       ->transform(kCount1);
   cmd.add_option("--devices", o.devices, "CUDA device indices to use, e.g. 0,1 (default: every visible GPU, or the "
@@ -182,8 +182,8 @@ void add_generate_options(CLI::App& cmd, GenerateOptions& o) {
   add_device_option(cmd, o.device, "Where attempts are evaluated: cuda, cuda:N or cpu (default: cuda when "
                                        "available, else cpu)");
   cmd.add_option("--seed", o.seed, "Seed mixed into every test's inputs")->capture_default_str();
-  cmd.add_option("--num-workers", o.num_workers, "Worker processes that evaluate each attempt (default: one per "
-                                                 "device)")
+  cmd.add_option("--num-workers", o.num_workers, "Worker processes that evaluate each attempt (default: two per "
+                                                 "GPU, one on the CPU)")
       ->check(CLI::NonNegativeNumber);
   cmd.add_option("--test-timeout", o.test_timeout_s, "Seconds a test of an attempt may run before it is reported "
                                                      "as Timeout (default: the suite's)")

@@ -30,6 +30,20 @@ bool lost_worker(const std::string& error_type) {
   return type == kWorkerCrash || type == kTimeout || type == kWorkerStartFailed;
 }
 
+bool ran_out_of_memory(const TestOutcome& outcome) {
+  const std::string name(results::to_string(results::ErrorType::out_of_memory));
+  if (outcome.correctness) return !outcome.correctness->is_correct && outcome.correctness->error_type == name;
+  if (outcome.performance) return !outcome.performance->successfully_ran && outcome.performance->error_type == name;
+  // As OperatorRun words it: "ATen raised on cuda:0: OutOfMemoryError: ...".
+  return outcome.excluded && outcome.excluded->reason.find(": " + name + ": ") != std::string::npos;
+}
+
+void add_note(TestOutcome& outcome, const std::string& note) {
+  if (outcome.correctness) outcome.correctness->error_msg += " " + note;
+  if (outcome.performance) outcome.performance->error_msg += " " + note;
+  if (outcome.excluded) outcome.excluded->reason += " " + note;
+}
+
 TestOutcome failed_outcome(const TestJob& job, results::ErrorType type, const std::string& message) {
   const std::string op_name = results::parse_operator_name(job.op_name).short_name();
   const std::string name(results::to_string(type));

@@ -78,6 +78,11 @@ inline constexpr results::ErrorType kTimeout = results::ErrorType::timeout;
 inline constexpr results::ErrorType kWorkerStartFailed = results::ErrorType::worker_start_failed;
 // Whether `error_type` (a result's) says the test lost its worker rather than failed in it.
 bool lost_worker(const std::string& error_type);
+// Whether the test ran out of memory: its candidate or its timing (OutOfMemoryError), or ATen's reference, which
+// left the input out.
+bool ran_out_of_memory(const TestOutcome& outcome);
+// Adds `note` ("[...]") to the outcome's message, whichever result it holds.
+void add_note(TestOutcome& outcome, const std::string& note);
 
 // A failed outcome for `job` that never produced one of its own (its worker
 // crashed, timed out or could not start, its operator is unknown).

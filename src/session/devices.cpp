@@ -24,6 +24,8 @@ c10::Device choose_device(const std::optional<results::DeviceName>& requested) {
   return {c10::kCUDA, static_cast<c10::DeviceIndex>(index)};
 }
 
+size_t default_workers_per_device(c10::Device device, bool judges) { return judges && device.is_cuda() ? 2 : 1; }
+
 std::vector<c10::Device> worker_devices(c10::Device device, std::optional<size_t> count, size_t per_device,
                                         const std::vector<int>& cuda_devices, bool pinned, bool device_named_index) {
   if (count && *count == 0) return {};

@@ -16,6 +16,11 @@ namespace backendbench::session {
 // index past the visible GPUs).
 c10::Device choose_device(const std::optional<results::DeviceName>& requested);
 
+// Workers per device unless asked: on a GPU two when they are judges, whose round trips to their kernels'
+// processes and turns on the GPU leave it idle at times, which the other fills (docs/sandbox.md, "What it
+// costs"); one otherwise.
+size_t default_workers_per_device(c10::Device device, bool judges);
+
 // One device per worker process: `count` workers (default `per_device` on
 // each device) dealt over `cuda_devices` (default every visible GPU; only
 // `device` when `pinned` or when it names an index) or over the CPU. Empty

@@ -98,6 +98,12 @@ runner::OnFinished timed(const runner::OnFinished& on_finished, double& ms) {
   };
 }
 
+// Whether the workers are judges: asked for (the default), and not turned off by $BACKENDBENCH_JUDGE=0.
+bool judging(const RunRequest& r) {
+  const char* judge = std::getenv("BACKENDBENCH_JUDGE");
+  return r.workers.judge && !(judge && std::string(judge) == "0");
+}
+
 workers::PoolOptions pool_options(const RunRequest& r, const runner::RunOptions& run, const suite::Suite& suite,
                                   const std::vector<c10::Device>& devices) {
   workers::PoolOptions pool;
@@ -118,8 +124,7 @@ workers::PoolOptions pool_options(const RunRequest& r, const runner::RunOptions&
                  .cpu_limit_s = r.workers.cpu_limit_s};
   const char* no_sandbox = std::getenv("BACKENDBENCH_NO_SANDBOX");
   pool.config.sandbox.enabled = r.workers.sandbox && !(no_sandbox && *no_sandbox && std::string(no_sandbox) != "0");
-  const char* judge = std::getenv("BACKENDBENCH_JUDGE");
-  pool.judge = r.workers.judge && !(judge && std::string(judge) == "0");
+  pool.judge = judging(r);
   return pool;
 }
 
@@ -146,9 +151,9 @@ RunOutcome run(const RunRequest& r, std::span<runner::RunObserver* const> observ
   if (r.workers.per_device && !run.device.is_cuda()) {
     throw RequestError("--workers-per-gpu: the run is on " + run.device.str() + "; --num-workers sets its workers");
   }
-  const std::vector<c10::Device> devices =
-      worker_devices(run.device, r.workers.count, r.workers.per_device.value_or(1), r.workers.cuda_devices,
-                     share.one_device(), r.device && r.device->index.has_value());
+  const size_t per_device = r.workers.per_device.value_or(default_workers_per_device(run.device, judging(r)));
+  const std::vector<c10::Device> devices = worker_devices(run.device, r.workers.count, per_device, r.workers.cuda_devices,
+                                                          share.one_device(), r.device && r.device->index.has_value());
   suite::Suite suite = load_suite(r.suite, run.device);
   RunOutcome outcome;
   outcome.info = {.command = r.command_line, .environment = environment(r, run, suite)};  // of the whole suite

@@ -36,7 +36,8 @@ class RequestError : public std::invalid_argument {
 // Where the tests run: worker processes (isolation) or this process.
 struct WorkerSpec {
   std::optional<size_t> count;        // 0: in this process; default: per_device on each device
-  std::optional<size_t> per_device;   // workers sharing one GPU (their timings take turns: workers/device_lock.h); default 1
+  std::optional<size_t> per_device;   // workers sharing one GPU (their timings take turns: workers/device_lock.h); default 2
+                                      // with the judge, else 1 (session.cpp)
   std::vector<int> cuda_devices;      // default: every visible GPU, or the one `device` names
   std::optional<double> test_timeout_s;  // default: the suite's
   size_t memory_limit_mb = 0;         // RLIMIT_AS beyond a worker's start-up; 0: none

@@ -121,7 +121,8 @@ class Pool {
   Pool(const std::vector<runner::TestJob>& jobs, const std::vector<size_t>& todo, const PoolOptions& options,
        const runner::OnFinished& on_finished)
       : jobs_(jobs), options_(options), config_(options.config), on_finished_(on_finished),
-        pending_(todo.begin(), todo.end()), remaining_(todo.size()), losses_(jobs.size(), 0) {
+        pending_(todo.begin(), todo.end()), remaining_(todo.size()), losses_(jobs.size(), 0),
+        ran_alone_(jobs.size(), false) {
     executable_ = options.executable.empty() ? util::self_executable() : options.executable;
     // Longest first, so that no long test is left for the end while other
     // workers idle: correctness tests (their results spare the performance
@@ -167,11 +168,14 @@ class Pool {
 
   void run() {
     while (remaining_ > 0) {
+      begin_running_alone_when_due();
       for (Slot& slot : slots_) {
+        if (running_alone_ && !first_of_its_device(slot)) continue;
         if (slot.state == Slot::State::stopped && !slot.given_up && !pending_.empty()) start(slot);
         if (slot.state == Slot::State::idle && !pending_.empty()) dispatch(slot);
-        // Nothing more for it: its line ends, and with it the wait for frames after its last answer.
-        if (slot.state == Slot::State::idle && pending_.empty() && slot.answered) {
+        // Nothing more for it: its line ends, and with it the wait for frames after its last answer (and, while
+        // tests wait to run alone, the memory it holds on its device).
+        if (slot.state == Slot::State::idle && pending_.empty() && (slot.answered || !to_run_alone_.empty())) {
           ::shutdown(slot.process.socket, SHUT_WR);
         }
       }
@@ -368,7 +372,42 @@ class Pool {
     if (!slot.answered) return;
     auto [index, outcome] = std::move(*slot.answered);
     slot.answered.reset();
+    if (runner::ran_out_of_memory(outcome)) {
+      if (ran_alone_[index]) {
+        runner::add_note(outcome, "[also when run alone on its device]");
+      } else if (sharing_workers(slot.device) > 1) {
+        const runner::TestJob& job = jobs_[index];
+        BB_LOG(warning) << job.op_name << " " << job.input.args_text << ": out of memory on " << slot.device
+                        << ", which other workers shared; it runs once more alone there, after the other tests";
+        to_run_alone_.emplace_back(index, std::move(outcome));
+        return;
+      }
+    }
     finish(index, outcome);
+  }
+
+  // Workers of the run on `device` (those not given up).
+  size_t sharing_workers(const std::string& device) const {
+    return std::count_if(slots_.begin(), slots_.end(), [&](const Slot& s) { return s.device == device && !s.given_up; });
+  }
+
+  // Once every other test has finished and every worker has ended (their memory freed), the tests that ran out
+  // of memory beside other workers run again, one worker per device.
+  void begin_running_alone_when_due() {
+    if (running_alone_ || to_run_alone_.empty() || !pending_.empty()) return;
+    if (!std::all_of(slots_.begin(), slots_.end(), [](const Slot& s) { return s.state == Slot::State::stopped; })) return;
+    running_alone_ = true;
+    for (const auto& [index, first] : to_run_alone_) {
+      ran_alone_[index] = true;
+      pending_.push_back(index);
+    }
+    to_run_alone_.clear();
+  }
+
+  bool first_of_its_device(const Slot& slot) const {
+    const auto first = std::find_if(slots_.begin(), slots_.end(),
+                                    [&](const Slot& s) { return s.device == slot.device && !s.given_up; });
+    return first != slots_.end() && &*first == &slot;
   }
 
   // A frame the worker's harness never sends there (a second answer, a test
@@ -486,8 +525,7 @@ class Pool {
     runner::TestOutcome outcome;
     if (reported) {
       outcome = *reported;
-      if (outcome.correctness) outcome.correctness->error_msg += " [" + reason + ", twice]";
-      if (outcome.performance) outcome.performance->error_msg += " [" + reason + ", twice]";
+      runner::add_note(outcome, "[" + reason + ", twice]");
     } else {
       outcome = runner::failed_outcome(job, type, reason + ", also when run again in a fresh worker");
     }
@@ -506,6 +544,8 @@ class Pool {
   }
 
   void fail_pending() {
+    for (auto& [index, first] : to_run_alone_) finish(index, first);  // the outcomes they had beside other workers
+    to_run_alone_.clear();
     std::string why;
     for (const Slot& slot : slots_) why += (why.empty() ? "" : "; ") + slot.device + ": " + slot.start_error;
     while (!pending_.empty()) {
@@ -525,6 +565,11 @@ class Pool {
   std::mt19937_64 wire_ids_{std::random_device{}()};
   size_t remaining_;
   std::vector<int> losses_;                        // workers lost under each job
+  // Tests that ran out of memory while other workers shared their device, with that outcome: they run again alone
+  // (running_alone_: one worker per device) once the others are done; a second lack of memory is their result.
+  std::deque<std::pair<size_t, runner::TestOutcome>> to_run_alone_;
+  std::vector<bool> ran_alone_;
+  bool running_alone_ = false;
   std::unordered_map<std::string, bool> correct_;  // "op|args" -> its correctness test passed
   std::unordered_map<std::string, std::string> excluded_;  // "op|args" -> why its correctness test left it out
   // The sandbox (config_.sandbox.enabled): the workers' scratch folders, how

@@ -41,7 +41,9 @@ struct PoolOptions {
 
 // Runs jobs[i] for every i in `todo` and reports each outcome once through
 // `on_finished`. When no worker can start, the remaining tests are reported
-// failed ("WorkerStartFailed") with the reason.
+// failed ("WorkerStartFailed") with the reason. A test whose worker was lost
+// runs once more in a fresh worker; one that ran out of memory while other
+// workers shared its device, once more alone there, after the others.
 void run_in_workers(const std::vector<runner::TestJob>& jobs, const std::vector<size_t>& todo,
                     const PoolOptions& options, const runner::OnFinished& on_finished);
 

@@ -81,5 +81,13 @@ TEST(Devices, WorkersAreDealtOverTheDevices) {
   EXPECT_THROW(worker_devices(cpu, 1, 1, {0}, false, false), RequestError);
 }
 
+TEST(Devices, TwoJudgesShareAGpuByDefaultAndOneWorkerOtherwise) {
+  const c10::Device gpu(c10::kCUDA, 0), cpu(c10::kCPU);
+  EXPECT_EQ(default_workers_per_device(gpu, true), 2u);
+  EXPECT_EQ(default_workers_per_device(gpu, false), 1u);
+  EXPECT_EQ(default_workers_per_device(cpu, true), 1u);
+  EXPECT_EQ(default_workers_per_device(cpu, false), 1u);
+}
+
 }  // namespace
 }  // namespace backendbench::session

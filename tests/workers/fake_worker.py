@@ -10,7 +10,8 @@ sends a frame no worker sends, as something writing into its line would:
 "garbage" a frame that is no JSON, "before-start" a result for another
 test before this one's "started" (while the last test's answer waits to be
 counted). A step "claim:MS" makes the result a
-performance result whose 100 ATen samples took MS milliseconds each.
+performance result whose 100 ATen samples took MS milliseconds each. A step "oom:always" fails the test with
+OutOfMemoryError; "oom:shared" does so while another stand-in worker of the same run is alive.
 """
 import json
 import os
@@ -45,9 +46,30 @@ def send_raw(data):
     os.write(SOCKET, struct.pack("<I", len(data)) + data)
 
 
+def other_workers_alive():
+    """Whether another stand-in worker of this worker's run (the same parent) is alive."""
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        if int(pid) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                command = f.read()
+        except OSError:
+            continue
+        if fields[0] != "Z" and int(fields[1]) == os.getppid() and b"fake_worker.py" in command:
+            return True
+    return False
+
+
 def result_of(job):
     outcome = {"skipped": False,
                "correctness": {"op_name": "phases.default", "args": job["args"], "is_correct": True}}
+    steps = job["args"].split()
+    if "oom:always" in steps or ("oom:shared" in steps and other_workers_alive()):
+        outcome["correctness"].update(is_correct=False, error_type="OutOfMemoryError",
+                                      error_msg="CUDA out of memory (stand-in)")
     for step in job["args"].split():
         if step.startswith("claim:"):
             reference_ms = float(step.split(":")[1])
@@ -90,7 +112,7 @@ def main():
             if phase == "forge":
                 forge(value, job)
                 continue
-            if phase == "claim":
+            if phase in ("claim", "oom"):
                 continue
             send({"type": "phase", "id": job["id"], "phase": phase})
             time.sleep(float(value))
