@@ -171,7 +171,7 @@ class Pool {
       begin_running_alone_when_due();
       for (Slot& slot : slots_) {
         if (running_alone_ && !first_of_its_device(slot)) continue;
-        if (slot.state == Slot::State::stopped && !slot.given_up && !pending_.empty()) start(slot);
+        if (slot.state == Slot::State::stopped && !slot.given_up && pending_.size() > ready_or_starting()) start(slot);
         if (slot.state == Slot::State::idle && !pending_.empty()) dispatch(slot);
         // Nothing more for it: its line ends, and with it the wait for frames after its last answer (and, while
         // tests wait to run alone, the memory it holds on its device).
@@ -384,6 +384,13 @@ class Pool {
       }
     }
     finish(index, outcome);
+  }
+
+  // Workers that can take a test, or soon: a worker is started only for a test that none of them would take.
+  size_t ready_or_starting() const {
+    return std::count_if(slots_.begin(), slots_.end(), [](const Slot& s) {
+      return s.state == Slot::State::idle || s.state == Slot::State::starting;
+    });
   }
 
   // Workers of the run on `device` (those not given up).

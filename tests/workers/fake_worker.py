@@ -11,7 +11,8 @@ sends a frame no worker sends, as something writing into its line would:
 test before this one's "started" (while the last test's answer waits to be
 counted). A step "claim:MS" makes the result a
 performance result whose 100 ATen samples took MS milliseconds each. A step "oom:always" fails the test with
-OutOfMemoryError; "oom:shared" does so while another stand-in worker of the same run is alive.
+OutOfMemoryError; "oom:shared" does so while another stand-in worker of the same run is alive. A step "alone:1" fails
+the test (NotAlone) while another stand-in worker of the run is alive.
 """
 import json
 import os
@@ -70,6 +71,8 @@ def result_of(job):
     if "oom:always" in steps or ("oom:shared" in steps and other_workers_alive()):
         outcome["correctness"].update(is_correct=False, error_type="OutOfMemoryError",
                                       error_msg="CUDA out of memory (stand-in)")
+    if "alone:1" in steps and other_workers_alive():
+        outcome["correctness"].update(is_correct=False, error_type="NotAlone", error_msg="another worker is alive")
     for step in job["args"].split():
         if step.startswith("claim:"):
             reference_ms = float(step.split(":")[1])
@@ -112,7 +115,7 @@ def main():
             if phase == "forge":
                 forge(value, job)
                 continue
-            if phase in ("claim", "oom"):
+            if phase in ("claim", "oom", "alone"):
                 continue
             send({"type": "phase", "id": job["id"], "phase": phase})
             time.sleep(float(value))

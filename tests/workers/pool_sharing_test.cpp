@@ -1,9 +1,11 @@
-// A test that ran out of memory while other workers shared its device may have
-// lacked only what they held: it runs once more alone on the device, once the
-// other tests are done and their workers have ended, and that answer is its
-// result. A test that runs out of memory alone too says so; with one worker on
-// a device, the first answer stands. Workers are tests/workers/fake_worker.py,
-// whose "oom:shared" step fails while another worker of the run is alive.
+// Workers sharing a device. A test that ran out of memory while other workers
+// shared its device may have lacked only what they held: it runs once more
+// alone on the device, once the other tests are done and their workers have
+// ended, and that answer is its result. A test that runs out of memory alone
+// too says so; with one worker on a device, the first answer stands. A worker
+// is started only for a test no other would take. Workers are
+// tests/workers/fake_worker.py, whose "oom:shared" and "alone:1" steps fail
+// while another worker of the run is alive.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -29,7 +31,7 @@ std::map<size_t, results::CorrectnessResult> run(const std::vector<std::string>&
   return results;
 }
 
-TEST(PoolMemory, ATestShortOfMemoryBesideOtherWorkersRunsAgainAloneAndThatAnswerCounts) {
+TEST(PoolSharing, ATestShortOfMemoryBesideOtherWorkersRunsAgainAloneAndThatAnswerCounts) {
   if (!testing::has_python()) GTEST_SKIP() << "no python3 for the stand-in worker";
   const std::vector<std::string> scripts = {
       "oom:shared candidate:0.3",  // short of memory while the other worker lives; enough alone
@@ -48,7 +50,7 @@ TEST(PoolMemory, ATestShortOfMemoryBesideOtherWorkersRunsAgainAloneAndThatAnswer
   EXPECT_NE(alone.error_msg.find("also when run alone on its device"), std::string::npos) << alone.error_msg;
 }
 
-TEST(PoolMemory, WithOneWorkerOnTheDeviceTheFirstAnswerStands) {
+TEST(PoolSharing, WithOneWorkerOnTheDeviceTheFirstAnswerStands) {
   if (!testing::has_python()) GTEST_SKIP() << "no python3 for the stand-in worker";
   std::map<size_t, int> answers;
   const auto results = run({"oom:always candidate:0.01", "candidate:0.01"}, {"cpu"}, answers);
@@ -57,6 +59,14 @@ TEST(PoolMemory, WithOneWorkerOnTheDeviceTheFirstAnswerStands) {
   EXPECT_EQ(results.at(0).error_type, "OutOfMemoryError");
   EXPECT_EQ(results.at(0).error_msg, "CUDA out of memory (stand-in)");
   EXPECT_TRUE(results.at(1).is_correct);
+}
+
+TEST(PoolSharing, NoMoreWorkersStartThanThereAreTestsForThem) {
+  if (!testing::has_python()) GTEST_SKIP() << "no python3 for the stand-in worker";
+  std::map<size_t, int> answers;
+  const auto results = run({"alone:1 candidate:0.3"}, {"cpu", "cpu", "cpu"}, answers);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_TRUE(results.at(0).is_correct) << results.at(0).error_msg;
 }
 
 }  // namespace
