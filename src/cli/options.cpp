@@ -106,8 +106,9 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
                  "one on the CPU; 0: run the tests in this process, without isolation)")
       ->transform(kCount0);
   cmd.add_option("--workers-per-gpu", o.workers_per_gpu,
-                 "Worker processes per GPU (default 2 with the judge, 1 with --no-judge): they make inputs, run references and check outputs side by "
-                 "side, and take turns to time (one timing on a GPU at a time, across processes)")
+                 "Worker processes per GPU (default 2 with the judge, 1 with --no-judge): they make inputs, run "
+                 "references and check outputs side by side, and take turns to time (one timing on a GPU at a time, "
+                 "across processes)")
       ->transform(kCount1);
   cmd.add_option("--devices", o.devices, "CUDA device indices to use, e.g. 0,1 (default: every visible GPU, or the "
                                          "one --device cuda:N names)");
