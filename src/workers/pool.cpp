@@ -121,8 +121,7 @@ class Pool {
   Pool(const std::vector<runner::TestJob>& jobs, const std::vector<size_t>& todo, const PoolOptions& options,
        const runner::OnFinished& on_finished)
       : jobs_(jobs), options_(options), config_(options.config), on_finished_(on_finished),
-        pending_(todo.begin(), todo.end()), remaining_(todo.size()), losses_(jobs.size(), 0),
-        ran_alone_(jobs.size(), false) {
+        pending_(todo.begin(), todo.end()), remaining_(todo.size()), losses_(jobs.size(), 0) {
     executable_ = options.executable.empty() ? util::self_executable() : options.executable;
     // Longest first, so that no long test is left for the end while other
     // workers idle: correctness tests (their results spare the performance
@@ -373,7 +372,7 @@ class Pool {
     auto [index, outcome] = std::move(*slot.answered);
     slot.answered.reset();
     if (runner::ran_out_of_memory(outcome)) {
-      if (ran_alone_[index]) {
+      if (running_alone_) {  // every test run from then on is one that ran out of memory beside others
         runner::add_note(outcome, "[also when run alone on its device]");
       } else if (sharing_workers(slot.device) > 1) {
         const runner::TestJob& job = jobs_[index];
@@ -404,10 +403,7 @@ class Pool {
     if (running_alone_ || to_run_alone_.empty() || !pending_.empty()) return;
     if (!std::all_of(slots_.begin(), slots_.end(), [](const Slot& s) { return s.state == Slot::State::stopped; })) return;
     running_alone_ = true;
-    for (const auto& [index, first] : to_run_alone_) {
-      ran_alone_[index] = true;
-      pending_.push_back(index);
-    }
+    for (const auto& [index, first] : to_run_alone_) pending_.push_back(index);
     to_run_alone_.clear();
   }
 
@@ -575,7 +571,6 @@ class Pool {
   // Tests that ran out of memory while other workers shared their device, with that outcome: they run again alone
   // (running_alone_: one worker per device) once the others are done; a second lack of memory is their result.
   std::deque<std::pair<size_t, runner::TestOutcome>> to_run_alone_;
-  std::vector<bool> ran_alone_;
   bool running_alone_ = false;
   std::unordered_map<std::string, bool> correct_;  // "op|args" -> its correctness test passed
   std::unordered_map<std::string, std::string> excluded_;  // "op|args" -> why its correctness test left it out

@@ -73,7 +73,7 @@ def result_of(job):
                                       error_msg="CUDA out of memory (stand-in)")
     if "alone:1" in steps and other_workers_alive():
         outcome["correctness"].update(is_correct=False, error_type="NotAlone", error_msg="another worker is alive")
-    for step in job["args"].split():
+    for step in steps:
         if step.startswith("claim:"):
             reference_ms = float(step.split(":")[1])
             outcome = {"skipped": False, "reference_source": "timed", "performance": {
