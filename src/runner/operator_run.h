@@ -13,7 +13,7 @@
 // A performance test (of a correct candidate) times both sides on fresh
 // buffers, then checks the output of the last timed call and, where the
 // timing could audit the calls (runner/timed_audit.h: new values at a hidden
-// call, every later call's outputs read at hidden positions), every audited
+// call, later calls' outputs read at hidden positions), every audited
 // call; otherwise one more call on fresh values in the timed buffers. A
 // kernel that does less work once timed, or on some calls, or remembers
 // results, fails (WrongWhenTimed, StaleResult). Where ATen gives no stable

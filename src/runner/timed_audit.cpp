@@ -30,6 +30,12 @@ constexpr int64_t kRestoreEvery = int64_t{1} << 16;
 constexpr size_t kHeldCall = 1;
 // Calls audited whole for operators that write their arguments.
 constexpr int kWrittenAudits = 3;
+// From the last change on, the first calls are read, then one in kReadOneIn at hidden calls (the same
+// calls on both sides). A read is an ATen call between samples, and reading every call halved a
+// dispatch-mode timing's samples and moved the next call's time; to move a median a kernel must be
+// quick on half its calls, and one wrong on half of the later ones escapes kReadOneIn reads in ~2^-reads.
+constexpr size_t kReadFirst = 16;
+constexpr uint64_t kReadOneIn = 8;
 
 // A draw in [low, high] from `rng`.
 size_t draw(std::mt19937_64& rng, size_t low, size_t high) {
@@ -131,6 +137,7 @@ void TimedAudit::plan_reads(const c10::OperatorHandle& op, uint64_t seed, size_t
     }
   }
   final_inputs_ = copy_inputs(*timed_);
+  read_salt_ = rng();
   if (restores_.empty()) {
     refill_at_ = draw(rng, 2, calls - 1);
     judged_from_ = refill_at_;
@@ -201,9 +208,21 @@ void TimedAudit::record(Reads& reads, const std::optional<torch::jit::Stack>& ou
   if (!outputs) return;
   const bool before_change = call + 1 == refill_at_ || (restore_at_ > 0 && call + 1 == restore_at_);
   if (before_change) reads.before_change.push_back(read(*outputs));
-  if (call < judged_from_) return;
+  if (!reads_call(call)) return;
   Row row = read(*outputs);  // read on both sides alike, kept where it ran on the final values
-  if (final_values_) reads.judged.push_back(std::move(row));
+  if (!final_values_) return;
+  reads.judged.push_back(std::move(row));
+  reads.judged_at.push_back(call);
+}
+
+bool TimedAudit::reads_call(size_t call) const {
+  if (call < judged_from_) return false;
+  if (call < judged_from_ + kReadFirst) return true;
+  // splitmix64's finalizer: the call's draw, the same for both sides, unknown without the salt.
+  uint64_t z = read_salt_ + call * 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return (z ^ (z >> 31)) % kReadOneIn == 0;
 }
 
 TimedAudit::Row TimedAudit::read(const torch::jit::Stack& outputs) const {
@@ -243,14 +262,14 @@ std::optional<std::string> TimedAudit::unlike(const torch::jit::Stack& outputs) 
       const Read none;
       const Read& got = i < row.size() ? row[i] : none;
       if (got.python) {
-        return "call " + std::to_string(judged_from_ + k) + " returned output " + std::to_string(i) +
+        return "call " + std::to_string(candidate_.judged_at[k]) + " returned output " + std::to_string(i) +
                " as a tensor subclass handled by Python (__torch_dispatch__), whose values are made when read";
       }
       if (got.tensor == aten[i].tensor && got.sizes == aten[i].sizes && got.dtype == aten[i].dtype) continue;
       const auto describe = [](const Read& r) {
         return r.tensor ? sizes_text(r.sizes) + " " + std::string(c10::toString(r.dtype)) : std::string("no tensor");
       };
-      return "call " + std::to_string(judged_from_ + k) + " returned output " + std::to_string(i) + " as " +
+      return "call " + std::to_string(candidate_.judged_at[k]) + " returned output " + std::to_string(i) + " as " +
              describe(got) + ", ATen's is " + describe(aten[i]);
     }
   }
@@ -309,7 +328,8 @@ bool TimedAudit::remembered(const torch::jit::Stack& outputs) const {
 }
 
 std::string TimedAudit::judged_span() const {
-  return "calls " + std::to_string(judged_from_) + " to " + std::to_string(last_call_);
+  return "calls " + std::to_string(judged_from_) + " to " + std::to_string(last_call_) + " (" +
+         std::to_string(candidate_.judged.size()) + " of them read)";
 }
 
 }  // namespace backendbench::runner

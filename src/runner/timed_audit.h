@@ -10,11 +10,13 @@
 //     their earlier values back: a result remembered by a sample of the
 //     inputs' values is stale from there on (operators whose inputs carry no
 //     constraints between them only, inputs/constraints.h);
-//   - from the last change on, every call's outputs are read at hidden
+//   - from the last change on, the calls' outputs are read at hidden
 //     positions (fractions of their size, so outputs whose size depends on the
-//     values are read too), so that each call, not only the last, is judged
+//     values are read too), so that the calls, not only the last, are judged
 //     against ATen on the final values; a call whose outputs differ in shape
-//     or dtype from ATen's there fails as well;
+//     or dtype from ATen's there fails as well. The first 16 such calls are
+//     read, then one in 8 at hidden calls: a kernel quick enough on half its
+//     calls to move the median is read wrong almost surely;
 //   - the inputs as the last change left them are copied: a call that changes
 //     them later (so that ATen's calls, timed in turns on the same buffers,
 //     see other values) fails.
@@ -105,7 +107,7 @@ class TimedAudit {
   // The timed inputs as the last change left them (copied then), which no later call may change; null
   // when the timing stopped before it, or for operators that write their arguments.
   const torch::jit::Stack* final_inputs() const { return final_values_ ? &final_inputs_ : nullptr; }
-  // "calls 5 to 24": the judged calls, for messages.
+  // "calls 5 to 24 (18 of them read)": the judged calls, for messages.
   std::string judged_span() const;
   // A timed call that returned memory of an earlier call's outputs, still held, in words; nullopt when none did.
   const std::optional<std::string>& reused() const { return reused_; }
@@ -136,8 +138,10 @@ class TimedAudit {
   // What the after-hooks read: the calls just before a change, and from the last change on.
   struct Reads {
     std::vector<Row> before_change, judged;
+    std::vector<size_t> judged_at;  // the call of each judged row
   };
   void record(Reads& reads, const std::optional<torch::jit::Stack>& outputs, size_t call);
+  bool reads_call(size_t call) const;  // whether a call's outputs are read (both sides alike)
   const Reads& reads_of(Side side) const { return side == Side::candidate ? candidate_ : reference_; }
 
   struct Restore {  // a floating storage's hidden positions and their values before the refill
@@ -148,6 +152,7 @@ class TimedAudit {
   torch::jit::Stack refill_;
   std::vector<Restore> restores_;  // empty: no second change
   size_t refill_at_ = 0, restore_at_ = 0, judged_from_ = 0, last_call_ = 0;
+  uint64_t read_salt_ = 0;  // which calls after the first kReadFirst are read
   bool final_values_ = false;  // the last change is made: from here on both sides' calls see the final values
   bool aten_last_on_final_ = false;
   torch::jit::Stack final_inputs_;  // allocated when planned: the hooks copy into it, never allocate

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <optional>
+#include <string>
 
 #include <ATen/ATen.h>
 
@@ -68,6 +69,37 @@ TEST(TimedAudit, AtenCallsOnTheFinalValuesReadWhatAtenGivesThere) {
     EXPECT_EQ(read[0].toTensor().size(0), static_cast<int64_t>(judged));
     EXPECT_TRUE(at::equal(read[0].toTensor(), expected[0].toTensor()));
   }
+}
+
+// A long timing: after the first calls from the last change on, a hidden share of the calls is read, the
+// same calls on both sides; a kernel right through the calls always read and wrong on every second call
+// after them is still read wrong.
+TEST(TimedAudit, AfterItsFirstCallsItReadsAHiddenShareAlikeOnBothSides) {
+  constexpr size_t kLongTiming = 400;
+  const c10::OperatorHandle op = op_handle("relu.default");
+  torch::jit::Stack inputs{at::randn({256})};
+  std::optional<torch::jit::Stack> outputs, reference_outputs;
+  // Planned, as the engine plans it, for the calls the timing makes at least.
+  const auto audit = TimedAudit::plan(op, inputs, {at::randn({256})}, /*seed=*/11, kCalls, outputs,
+                                      reference_outputs, {});
+  ASSERT_TRUE(audit);
+  for (size_t call = 1; call <= kLongTiming; ++call) {
+    audit->hooks().before(call);
+    const at::Tensor right = at::relu(inputs[0].toTensor());
+    outputs = torch::jit::Stack{call > 100 && call % 2 == 0 ? at::zeros_like(right) : right};
+    audit->hooks().after(call);
+    reference_outputs = torch::jit::Stack{at::relu(inputs[0].toTensor())};
+    audit->mirror_hooks().after(call);
+  }
+  const size_t judged = audit->judged_calls(Side::candidate);
+  EXPECT_GE(judged, 16u + 30u);  // the first 16, and about one in 8 of the other 375 or more
+  EXPECT_LE(judged, kLongTiming / 4);
+  EXPECT_EQ(audit->judged_calls(Side::aten), judged);
+  const torch::jit::Stack final_outputs{at::relu(inputs[0].toTensor())};
+  const torch::jit::Stack expected = audit->expected(final_outputs, Side::candidate);
+  EXPECT_FALSE(at::equal(audit->judged(expected, Side::candidate)[0].toTensor(), expected[0].toTensor()));
+  EXPECT_NE(audit->judged_span().find("(" + std::to_string(judged) + " of them read)"), std::string::npos)
+      << audit->judged_span();
 }
 
 }  // namespace
