@@ -344,15 +344,14 @@ TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_
                              "while timed: " + describe_global_changes(changes, "timed call " + std::to_string(call)));
     }
   };
-  // A side's hooks: the layout put back, the audit's work (or its mirror, on ATen's side), the state looked at.
+  // A side's hooks: the layout put back, the audit's work (or its mirror, on ATen's side), the state looked at;
+  // both sides get both hooks, so that the engine's work between calls is alike.
   const auto hooks_of = [&](const timing::CallHooks* audit_hooks) {
     timing::CallHooks h;
-    if (!layout.empty() || (audit_hooks && audit_hooks->before)) {
-      h.before = [&layout, audit_hooks](size_t call) {
-        layout.restore();
-        if (audit_hooks && audit_hooks->before) audit_hooks->before(call);
-      };
-    }
+    h.before = [&layout, audit_hooks](size_t call) {
+      layout.restore();
+      if (audit_hooks && audit_hooks->before) audit_hooks->before(call);
+    };
     h.after = [audit_hooks, &look_at_state](size_t call) {
       if (audit_hooks && audit_hooks->after) audit_hooks->after(call);
       look_at_state(call);

@@ -121,9 +121,11 @@ class TimedAudit {
                   const std::optional<torch::jit::Stack>& outputs,
                   const std::optional<torch::jit::Stack>& reference_outputs);
   void before(size_t call);
-  // Holds the first call's outputs; with `compare`, notes a later call whose outputs share their memory.
+  // Holds the first call's outputs; notes a later call of the candidate whose outputs share their memory.
+  // ATen's calls are compared alike, the answer dropped: work before one side's calls alone moved ATen
+  // against itself by 1% (the other side's next call follows it).
   void hold_or_compare(torch::jit::Stack& held, const std::optional<torch::jit::Stack>& outputs, size_t call,
-                       bool compare);
+                       Side side);
 
   // One output of one call as read: what it was, and its values at the hidden positions.
   struct Read {

@@ -71,6 +71,25 @@ TEST(TimedAudit, AtenCallsOnTheFinalValuesReadWhatAtenGivesThere) {
   }
 }
 
+// ATen's outputs are compared with its held ones as the candidate's are (alike engine work between the
+// calls), but only the candidate's are ever blamed: ATen returning its held memory is no finding.
+TEST(TimedAudit, OnlyTheCandidatesReusedMemoryIsAFinding) {
+  Timed t;
+  ASSERT_TRUE(t.audit);
+  const at::Tensor held = at::relu(t.inputs[0].toTensor());
+  for (size_t call = 1; call <= kCalls; ++call) {
+    t.candidate_call(call);
+    t.reference_outputs = torch::jit::Stack{held};  // the same memory at every call
+    t.audit->mirror_hooks().after(call);
+  }
+  EXPECT_FALSE(t.audit->reused()) << *t.audit->reused();
+  for (size_t call = 1; call <= kCalls; ++call) {
+    t.outputs = torch::jit::Stack{held};
+    t.audit->hooks().after(call);
+  }
+  EXPECT_TRUE(t.audit->reused());
+}
+
 // A long timing: after the first calls from the last change on, a hidden share of the calls is read, the
 // same calls on both sides; a kernel right through the calls always read and wrong on every second call
 // after them is still read wrong.
