@@ -28,6 +28,7 @@ timing::TimingOptions timing_options(const BenchTimingOptions& o) {
   if (v.l2_flush_method) t.l2_flush_method = *timing::l2_flush_method_from_name(*v.l2_flush_method);
   if (v.kernel_floor_us) t.kernel_floor_ms = *v.kernel_floor_us / 1000.0;
   if (v.stopping) t.stopping = *timing::stopping_rule_from_name(*v.stopping);
+  if (v.estimate) t.estimate = *timing::estimate_from_name(*v.estimate);
   t.dispatch_l2_flush = v.dispatch_l2_flush;
   t.cupti = !v.no_cupti;
   t.cuda_graphs = o.cuda_graphs;

@@ -242,6 +242,10 @@ void add_bench_timing_options(CLI::App& cmd, BenchTimingOptions& o) {
                  "When sampling stops: median-ci (the median's 95% interval within --target-ci), stdrel (nvbench's "
                  "relative standard deviation) or fixed (--max-samples or the budget)" + engine_default)
       ->check(CLI::IsMember({"median-ci", "stdrel", "fixed"}));
+  cmd.add_option("--estimate", t.estimate,
+                 "A side's time: median, or faster-half-mean (the mean of its faster half of samples, blind to the "
+                 "slow tail host noise adds)" + engine_default)
+      ->check(CLI::IsMember({"median", "faster-half-mean"}));
   cmd.add_flag("--dispatch-l2-flush", t.dispatch_l2_flush,
                "Flush the L2 before dispatch-mode samples too (default: only before kernel-mode samples)");
   cmd.add_flag("--no-cupti", t.no_cupti,

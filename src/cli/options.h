@@ -116,6 +116,7 @@ struct TimingOverrides {
   std::optional<std::string> l2_flush_method;
   std::optional<double> kernel_floor_us;
   std::optional<std::string> stopping;  // a timing::StoppingRule name
+  std::optional<std::string> estimate;  // a timing::Estimate name
   bool dispatch_l2_flush = false;
   bool no_cupti = false;
 };

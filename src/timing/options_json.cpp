@@ -11,6 +11,7 @@ nlohmann::ordered_json to_json(const TimingOptions& o) {
           {"batch", o.batch},
           {"budget_ms", o.budget_ms},
           {"stopping", to_string(o.stopping)},
+          {"estimate", to_string(o.estimate)},
           {"target_relative_ci", o.target_relative_ci},
           {"flush_l2", o.flush_l2},
           {"hold_stream", o.hold_stream},
@@ -30,12 +31,16 @@ TimingOptions timing_options_from_json(const nlohmann::ordered_json& t) {
   const std::string rule = t.at("stopping").get<std::string>();
   const auto stopping = stopping_rule_from_name(rule);
   if (!stopping) throw std::invalid_argument("timing settings: unknown stopping rule '" + rule + "'");
+  const std::string estimate_name = t.at("estimate").get<std::string>();
+  const auto estimate = estimate_from_name(estimate_name);
+  if (!estimate) throw std::invalid_argument("timing settings: unknown estimate '" + estimate_name + "'");
   return {.warmup = t.at("warmup").get<size_t>(),
           .min_samples = t.at("min_samples").get<size_t>(),
           .max_samples = t.at("max_samples").get<size_t>(),
           .batch = t.at("batch").get<size_t>(),
           .budget_ms = t.at("budget_ms").get<double>(),
           .stopping = *stopping,
+          .estimate = *estimate,
           .target_relative_ci = t.at("target_relative_ci").get<double>(),
           .flush_l2 = t.at("flush_l2").get<bool>(),
           .hold_stream = t.at("hold_stream").get<bool>(),

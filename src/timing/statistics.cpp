@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 
 namespace backendbench::timing {
 namespace {
@@ -37,9 +38,30 @@ double harrell_davis_median(const std::vector<double>& sorted, size_t lo, size_t
   return weighted / total;
 }
 
+// The mean of the faster half of `sorted` with its ranks moved by `shift` (negative: down), clamped to the
+// samples: the DKW band around the quantile function, integrated over the faster half.
+double faster_half_mean(const std::vector<double>& sorted, std::ptrdiff_t shift) {
+  const auto n = static_cast<std::ptrdiff_t>(sorted.size());
+  const std::ptrdiff_t half = (n + 1) / 2;
+  double sum = 0.0;
+  for (std::ptrdiff_t i = 0; i < half; ++i) sum += sorted[static_cast<size_t>(std::clamp(i + shift, std::ptrdiff_t{0}, n - 1))];
+  return sum / static_cast<double>(half);
+}
+
 }  // namespace
 
-SampleStats summarize(std::vector<double> samples) {
+std::string to_string(Estimate estimate) {
+  return estimate == Estimate::median ? "median" : "faster-half-mean";
+}
+
+std::optional<Estimate> estimate_from_name(std::string_view name) {
+  for (Estimate e : {Estimate::median, Estimate::faster_half_mean}) {
+    if (to_string(e) == name) return e;
+  }
+  return std::nullopt;
+}
+
+SampleStats summarize(std::vector<double> samples, Estimate estimate) {
   SampleStats s;
   s.samples = samples.size();
   if (samples.empty()) return s;
@@ -52,6 +74,14 @@ SampleStats summarize(std::vector<double> samples) {
   const double center = static_cast<double>(n) / 2.0;
   const auto lo = static_cast<size_t>(std::max(0.0, std::floor(center - half_width)));
   const auto hi = static_cast<size_t>(std::min(static_cast<double>(n - 1), std::ceil(center + half_width)));
+  if (estimate == Estimate::faster_half_mean) {
+    // The band's half-width at 95%: sqrt(ln(2 / 0.05) / 2) sqrt(n) ranks.
+    const auto band = static_cast<std::ptrdiff_t>(std::ceil(1.358 * std::sqrt(static_cast<double>(n))));
+    s.median = faster_half_mean(samples, 0);
+    s.median_low = faster_half_mean(samples, -band);
+    s.median_high = faster_half_mean(samples, band);
+    return s;
+  }
   s.median_low = samples[lo];
   s.median_high = samples[hi];
   s.median = harrell_davis_median(samples, lo, n - 1 - lo);  // symmetric, and within [lo, hi]

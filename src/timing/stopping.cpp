@@ -31,16 +31,16 @@ std::optional<StoppingRule> stopping_rule_from_name(std::string_view name) {
   return std::nullopt;
 }
 
-std::unique_ptr<StoppingCriterion> make_stopping_criterion(StoppingRule rule, double target) {
+std::unique_ptr<StoppingCriterion> make_stopping_criterion(StoppingRule rule, double target, Estimate estimate) {
   if (rule == StoppingRule::fixed || !(target > 0)) return std::make_unique<FixedCount>();
   if (rule == StoppingRule::stdrel) return std::make_unique<RelativeStdev>(target);
-  return std::make_unique<MedianConfidence>(target);
+  return std::make_unique<MedianConfidence>(target, estimate);
 }
 
 bool MedianConfidence::done() const {
   // Identical samples (a call too short for the clock) give an interval of
   // 0: pinned down as far as this clock can tell.
-  return !samples_.empty() && summarize(samples_).relative_ci_width() <= target_;
+  return !samples_.empty() && summarize(samples_, estimate_).relative_ci_width() <= target_;
 }
 
 void RelativeStdev::add(double sample_ms) {

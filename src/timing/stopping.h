@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "timing/statistics.h"
+
 namespace backendbench::timing {
 
 class StoppingCriterion {
@@ -23,7 +25,7 @@ class StoppingCriterion {
 };
 
 enum class StoppingRule {
-  median_ci,  // the 95% confidence interval of the median within `target` of it (the default)
+  median_ci,  // the 95% confidence interval of the estimate (the median by default) within `target` of it (the default)
   stdrel,     // nvbench's: relative standard deviation at or below `target`, or no longer falling
   fixed,      // never early: max_samples or the budget ends the timing
 };
@@ -32,18 +34,21 @@ std::string to_string(StoppingRule rule);  // "median-ci", "stdrel", "fixed"
 std::optional<StoppingRule> stopping_rule_from_name(std::string_view name);
 
 // A fresh criterion of `rule` with its target (a relative width or deviation;
-// 0 or less: never done, like fixed).
-std::unique_ptr<StoppingCriterion> make_stopping_criterion(StoppingRule rule, double target);
+// 0 or less: never done, like fixed); median_ci judges the interval of `estimate`.
+std::unique_ptr<StoppingCriterion> make_stopping_criterion(StoppingRule rule, double target,
+                                                           Estimate estimate = Estimate::median);
 
 // The criteria themselves, for tests and for callers that compose their own.
 class MedianConfidence final : public StoppingCriterion {
  public:
-  explicit MedianConfidence(double target) : target_(target) {}
+  explicit MedianConfidence(double target, Estimate estimate = Estimate::median)
+      : target_(target), estimate_(estimate) {}
   void add(double sample_ms) override { samples_.push_back(sample_ms); }
   bool done() const override;
 
  private:
   double target_;
+  Estimate estimate_;
   std::vector<double> samples_;
 };
 

@@ -55,7 +55,7 @@ struct Side {
   }
   void reset(const TimingOptions& o) {
     samples.clear();
-    stop = make_stopping_criterion(o.stopping, o.target_relative_ci);
+    stop = make_stopping_criterion(o.stopping, o.target_relative_ci, o.estimate);
   }
   void add(double ms) {
     samples.push_back(ms);
@@ -384,7 +384,7 @@ Timing time_call(c10::Device device, const Fn& fn, const TimingOptions& o, const
     sampler.stop_watching();
   }
   if (!kernel_mode) sampler.watch_once(side);
-  return {summarize(std::move(side.samples)), mode_of(device, kernel_mode), side.stray_work};
+  return {summarize(std::move(side.samples), o.estimate), mode_of(device, kernel_mode), side.stray_work};
 }
 
 PairedTiming time_pair(c10::Device device, const Fn& reference, const Fn& candidate, const TimingOptions& o,
@@ -406,8 +406,8 @@ PairedTiming time_pair(c10::Device device, const Fn& reference, const Fn& candid
     }
     if (!kernel_mode) sampler.watch_once(b);
     const TimingMode mode = mode_of(device, kernel_mode);
-    paired = pair_of({summarize(std::move(a.samples)), mode, a.stray_work},
-                     {summarize(std::move(b.samples)), mode, b.stray_work});
+    paired = pair_of({summarize(std::move(a.samples), o.estimate), mode, a.stray_work},
+                     {summarize(std::move(b.samples), o.estimate), mode, b.stray_work});
   }
   if (o.cuda_graphs) {
     const double per_call_ms = std::min(paired.reference.median_ms(), paired.candidate.median_ms());

@@ -57,6 +57,7 @@ struct TimingOptions {
   size_t batch = 8;                // samples per synchronization
   double budget_ms = 6.0;          // per timing: stop sampling after this much wall time
   StoppingRule stopping = StoppingRule::median_ci;
+  Estimate estimate = Estimate::median;  // what a side's time is taken to be (its median by default)
   double target_relative_ci = 0.005;  // the stopping criterion's target
   bool flush_l2 = true;            // GPU: a cold L2 before each sample
   bool hold_stream = true;         // GPU: hold the stream while a batch is queued

@@ -200,5 +200,39 @@ TEST(Statistics, TheMedianIsFinerThanTheClocksTick) {
   EXPECT_LE(outlier.median, outlier.median_high);
 }
 
+// The faster half's mean: the mean of the lower half, inside its own interval, and blind to a slow tail.
+TEST(Statistics, TheFasterHalfsMeanAndItsInterval) {
+  EXPECT_EQ(estimate_from_name(to_string(Estimate::faster_half_mean)), Estimate::faster_half_mean);
+  EXPECT_EQ(estimate_from_name("median"), Estimate::median);
+  EXPECT_FALSE(estimate_from_name("mean"));
+  std::vector<double> xs;
+  for (int i = 100; i >= 1; --i) xs.push_back(i);  // 1..100, unsorted
+  const SampleStats s = summarize(xs, Estimate::faster_half_mean);
+  EXPECT_NEAR(s.median, 25.5, 1e-12);  // the mean of 1..50
+  // The band: ceil(1.358 sqrt(100)) = 14 ranks down (clamped at the fastest) and up.
+  EXPECT_NEAR(s.median_low, (14 * 1.0 + (36 * 37) / 2.0) / 50.0, 1e-12);
+  EXPECT_NEAR(s.median_high, 39.5, 1e-12);  // the mean of 15..64
+  EXPECT_EQ(s.samples, 100u);
+  EXPECT_DOUBLE_EQ(s.min, 1.0);
+  // Slow calls (preempted, interrupted) change the median's side of the samples only.
+  std::vector<double> tailed(60, 2.0);
+  for (int i = 0; i < 40; ++i) tailed.push_back(2.0 + 0.1 * i);
+  EXPECT_NEAR(summarize(tailed, Estimate::faster_half_mean).median, 2.0, 1e-12);
+  const SampleStats one = summarize({3.0}, Estimate::faster_half_mean);
+  EXPECT_EQ(one.median, 3.0);
+  EXPECT_EQ(one.relative_ci_width(), 0.0);
+}
+
+TEST(Timer, TheEstimateAskedForIsTheTimingsTime) {
+  TimingOptions o = timing_options_for(kCpu);
+  o.estimate = Estimate::faster_half_mean;
+  o.budget_ms = 5.0;
+  const Timing t = time_call(kCpu, [] {}, o);
+  EXPECT_GE(t.stats.median, t.stats.min);
+  EXPECT_LE(t.stats.median, t.stats.median_high);
+  EXPECT_GE(t.stats.median, t.stats.median_low);
+  EXPECT_LE(t.stats.median, t.stats.p75);
+}
+
 }  // namespace
 }  // namespace backendbench::timing

@@ -16,6 +16,7 @@ TEST(WorkerConfig, EveryFieldRoundTripsThroughJson) {
               .l2_flush_method = timing::L2FlushMethod::zero, .cuda_graphs = true, .graph_replay_ms = 0.75,
               .cupti = false, .dispatch_l2_flush = true};
   c.timing.stopping = timing::StoppingRule::stdrel;
+  c.timing.estimate = timing::Estimate::faster_half_mean;
   c.guarded = {11, 12};
   c.for_judge = true;
   const auto text = to_json(c).dump();
@@ -25,6 +26,7 @@ TEST(WorkerConfig, EveryFieldRoundTripsThroughJson) {
   EXPECT_TRUE(back.timing.cuda_graphs);
   EXPECT_EQ(back.timing.l2_flush_method, timing::L2FlushMethod::zero);  // not the default
   EXPECT_EQ(back.timing.stopping, timing::StoppingRule::stdrel);
+  EXPECT_EQ(back.timing.estimate, timing::Estimate::faster_half_mean);
   EXPECT_FALSE(back.timing.cupti);
   EXPECT_TRUE(back.timing.dispatch_l2_flush);
   EXPECT_EQ(back.device, "cuda:1");
