@@ -42,7 +42,7 @@ UNIT_TO_MS = {"nsecond": 1e-6, "ns": 1e-6, "usecond": 1e-3, "us": 1e-3, "msecond
 KNOB_FLAGS = {"budget_ms": "--budget-ms", "target_relative_ci": "--target-ci", "batch": "--batch",
               "warmup": "--warmup", "min_samples": "--min-samples", "max_samples": "--max-samples",
               "l2_flush_multiple": "--l2-flush-multiple", "l2_flush_method": "--l2-flush-method",
-              "stopping": "--stopping"}
+              "stopping": "--stopping", "estimate": "--estimate"}
 
 
 def knob_flags(settings):
