@@ -44,7 +44,9 @@ double faster_half_mean(const std::vector<double>& sorted, std::ptrdiff_t shift)
   const auto n = static_cast<std::ptrdiff_t>(sorted.size());
   const std::ptrdiff_t half = (n + 1) / 2;
   double sum = 0.0;
-  for (std::ptrdiff_t i = 0; i < half; ++i) sum += sorted[static_cast<size_t>(std::clamp(i + shift, std::ptrdiff_t{0}, n - 1))];
+  for (std::ptrdiff_t i = 0; i < half; ++i) {
+    sum += sorted[static_cast<size_t>(std::clamp(i + shift, std::ptrdiff_t{0}, n - 1))];
+  }
   return sum / static_cast<double>(half);
 }
 
