@@ -32,8 +32,8 @@ constexpr size_t kHeldCall = 1;
 constexpr int kWrittenAudits = 3;
 // From the last change on, the first calls are read, then one in kReadOneIn at hidden calls (the same
 // calls on both sides). A read is an ATen call between samples, and reading every call halved a
-// dispatch-mode timing's samples and moved the next call's time; to move a median a kernel must be
-// quick on half its calls, and one wrong on half of the later ones escapes kReadOneIn reads in ~2^-reads.
+// dispatch-mode timing's samples and moved the next call's time. To move a median a kernel must be
+// quick on half its calls, and one wrong on half of them escapes n reads with a chance of 2^-n.
 constexpr size_t kReadFirst = 16;
 constexpr uint64_t kReadOneIn = 8;
 

@@ -72,10 +72,6 @@ SampleStats summarize(std::vector<double> samples, Estimate estimate) {
   s.min = samples.front();
   s.p25 = quantile(samples, 0.25);
   s.p75 = quantile(samples, 0.75);
-  const double half_width = 0.98 * std::sqrt(static_cast<double>(n));  // 1.96 * sqrt(n) / 2
-  const double center = static_cast<double>(n) / 2.0;
-  const auto lo = static_cast<size_t>(std::max(0.0, std::floor(center - half_width)));
-  const auto hi = static_cast<size_t>(std::min(static_cast<double>(n - 1), std::ceil(center + half_width)));
   if (estimate == Estimate::faster_half_mean) {
     // The band's half-width at 95%: sqrt(ln(2 / 0.05) / 2) sqrt(n) ranks.
     const auto band = static_cast<std::ptrdiff_t>(std::ceil(1.358 * std::sqrt(static_cast<double>(n))));
@@ -84,6 +80,10 @@ SampleStats summarize(std::vector<double> samples, Estimate estimate) {
     s.median_high = faster_half_mean(samples, band);
     return s;
   }
+  const double half_width = 0.98 * std::sqrt(static_cast<double>(n));  // 1.96 * sqrt(n) / 2
+  const double center = static_cast<double>(n) / 2.0;
+  const auto lo = static_cast<size_t>(std::max(0.0, std::floor(center - half_width)));
+  const auto hi = static_cast<size_t>(std::min(static_cast<double>(n - 1), std::ceil(center + half_width)));
   s.median_low = samples[lo];
   s.median_high = samples[hi];
   s.median = harrell_davis_median(samples, lo, n - 1 - lo);  // symmetric, and within [lo, hi]
