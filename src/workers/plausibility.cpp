@@ -24,8 +24,8 @@ std::optional<std::string> impossible_timing(const results::PerformanceResult& r
   }
   constexpr double kClockSlackMs = 1.0;  // two clocks read at different moments
   if (claimed_ms > test_ms + kClockSlackMs) {
-    return format("the timing claims at least %.3g ms of timed calls (half of each side's samples last their median "
-                  "or longer), but the whole test took %.3g ms on the run's clock",
+    return format("the timing claims at least %.3g ms of timed calls (half of each side's samples last its reported "
+                  "time or longer), but the whole test took %.3g ms on the run's clock",
                   claimed_ms, test_ms);
   }
   constexpr double kBeatsAten = 2.0;

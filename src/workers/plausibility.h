@@ -14,10 +14,11 @@
 namespace backendbench::workers {
 
 // Why `result` cannot be true, or nothing. `test_ms`: the wall time from the
-// test's start to its result, on the run's clock; `reference_timed`: ATen was
+// test's sending to its result, on the run's clock; `reference_timed`: ATen was
 // timed in this test (not taken from the baseline cache).
 //  - The samples claim more time than the test took: at least half of them
-//    last their median or longer.
+//    last their side's time or longer (its median, or its faster half's mean,
+//    which is below the median).
 //  - The candidate claims to beat ATen by 2x or more at a speed beyond the
 //    device's peak compute, or beyond its peak bandwidth with the L2 cache
 //    flushed before each sample (kernel mode). ATen against itself never

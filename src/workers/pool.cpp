@@ -60,7 +60,10 @@ struct Slot {
   Clock::time_point deadline;  // starting and loading: when they time out
   // Running: the test's phase, since when, and the time its candidate's phases have used.
   results::Phase phase = results::Phase::setup;
-  Clock::time_point started_at, phase_since, overall_deadline;
+  Clock::time_point phase_since, overall_deadline;
+  // When the test was sent: its "started" frame can be read late (this loop busy with another worker, frames
+  // read together), so the time a test took is bounded from here, never below what it took.
+  Clock::time_point sent_at;
   double bounded_s = 0;
   std::optional<size_t> job;  // index into the jobs, while one is in flight
   // The id the test in flight goes by on the line: drawn afresh per test, so that a frame written by anything but
@@ -242,6 +245,7 @@ class Pool {
       return;
     }
     slot.job = index;
+    slot.sent_at = Clock::now();
     slot.state = Slot::State::loading;
     slot.deadline = Clock::now() + seconds(options_.start_timeout_s);
   }
@@ -312,7 +316,7 @@ class Pool {
       count_answer(slot);
       slot.state = Slot::State::running;
       slot.phase = results::Phase::setup;
-      slot.started_at = slot.phase_since = Clock::now();
+      slot.phase_since = Clock::now();
       slot.overall_deadline = slot.phase_since + seconds(options_.overall_timeout_s);
       slot.bounded_s = 0;
     } else if (type == "phase" && slot.state == Slot::State::loading && about_its_test()) {
@@ -335,7 +339,7 @@ class Pool {
       }
       slot.job.reset();
       slot.state = Slot::State::idle;
-      refuse_if_impossible(index, outcome, 1000.0 * seconds_since(slot.started_at));
+      refuse_if_impossible(index, outcome, 1000.0 * seconds_since(slot.sent_at));
       if (message.value("context_lost", Json()) == Json(true)) {
         const int status = reap_worker(slot.process, 5000);
         slot.state = Slot::State::stopped;

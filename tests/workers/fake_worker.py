@@ -12,7 +12,9 @@ test before this one's "started" (while the last test's answer waits to be
 counted). A step "claim:MS" makes the result a
 performance result whose 100 ATen samples took MS milliseconds each. A step "oom:always" fails the test with
 OutOfMemoryError; "oom:shared" does so while another stand-in worker of the same run is alive. A step "alone:1" fails
-the test (NotAlone) while another stand-in worker of the run is alive.
+the test (NotAlone) while another stand-in worker of the run is alive. A step "late-start:1" sends the test's
+"started" only once its phases are done, just before its result, as a run whose loop was busy elsewhere reads both
+at once.
 """
 import json
 import os
@@ -107,7 +109,9 @@ def main():
         steps = job["args"].split()
         if "forge:before-start" in steps:
             forge("before-start", job)
-        send({"type": "started", "id": job["id"]})
+        late_start = "late-start:1" in steps
+        if not late_start:
+            send({"type": "started", "id": job["id"]})
         for step in steps:
             phase, value = step.split(":")
             if phase == "forge" and value == "before-start":
@@ -115,10 +119,12 @@ def main():
             if phase == "forge":
                 forge(value, job)
                 continue
-            if phase in ("claim", "oom", "alone"):
+            if phase in ("claim", "oom", "alone", "late-start"):
                 continue
             send({"type": "phase", "id": job["id"], "phase": phase})
             time.sleep(float(value))
+        if late_start:
+            send({"type": "started", "id": job["id"]})
         send({"type": "phase", "id": job["id"], "phase": "setup"})
         send(result_of(job))
         if "forge:twice" in steps:
