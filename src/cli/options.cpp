@@ -222,7 +222,7 @@ void add_bench_timing_options(CLI::App& cmd, BenchTimingOptions& o) {
   cmd.add_option("--budget-ms", t.budget_ms, "Wall-time budget of one side's timing, in ms" + engine_default)
       ->transform(kAmount0);
   cmd.add_option("--target-ci", t.target_ci,
-                 "Stop once the median's 95% confidence interval is this relative width (0.005 = 0.5%)" + engine_default)
+                 "Stop once the 95% confidence interval of a side's time is this relative width (0.005 = 0.5%)" + engine_default)
       ->transform(kAmount0);
   cmd.add_option("--batch", t.batch, "Samples per synchronization" + engine_default)->transform(kCount1);
   cmd.add_option("--warmup", t.warmup, "Untimed calls before sampling" + engine_default)->transform(kCount0);
@@ -239,7 +239,7 @@ void add_bench_timing_options(CLI::App& cmd, BenchTimingOptions& o) {
                  "Below this kernel time a call is timed dispatch-inclusive" + engine_default)
       ->transform(kAmount0);
   cmd.add_option("--stopping", t.stopping,
-                 "When sampling stops: median-ci (the median's 95% interval within --target-ci), stdrel (nvbench's "
+                 "When sampling stops: median-ci (the 95% interval of a side's time within --target-ci), stdrel (nvbench's "
                  "relative standard deviation) or fixed (--max-samples or the budget)" + engine_default)
       ->check(CLI::IsMember({"median-ci", "stdrel", "fixed"}));
   cmd.add_option("--estimate", t.estimate,
@@ -254,7 +254,7 @@ void add_bench_timing_options(CLI::App& cmd, BenchTimingOptions& o) {
   cmd.add_flag("--cold-only", o.cold_only, "Run only the first pass (baseline cache cold)");
   cmd.add_option("--profile-input", o.profile_input,
                  "For Nsight Compute: run input K's ATen call --profile-calls times between cudaProfilerStart and "
-                 "Stop (each after the engine's L2 flush and a sync), then print the engine's median for it")
+                 "Stop (each after the engine's L2 flush and a sync), then print the engine's time for it")
       ->transform(kCount0);
   cmd.add_option("--profile-calls", o.profile_calls, "Calls profiled with --profile-input")
       ->transform(kCount1)->capture_default_str();

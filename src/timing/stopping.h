@@ -25,7 +25,7 @@ class StoppingCriterion {
 };
 
 enum class StoppingRule {
-  median_ci,  // the estimate's (the median's) 95% confidence interval within `target` of it (the default)
+  median_ci,  // the 95% confidence interval of a side's time (its `Estimate`) within `target` of it (the default)
   stdrel,     // nvbench's: relative standard deviation at or below `target`, or no longer falling
   fixed,      // never early: max_samples or the budget ends the timing
 };
