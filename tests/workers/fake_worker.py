@@ -14,7 +14,8 @@ performance result whose 100 ATen samples took MS milliseconds each. A step "oom
 OutOfMemoryError; "oom:shared" does so while another stand-in worker of the same run is alive. A step "alone:1" fails
 the test (NotAlone) while another stand-in worker of the run is alive. A step "late-start:1" sends the test's
 "started" only once its phases are done, just before its result, as a run whose loop was busy elsewhere reads both
-at once.
+at once. A step "lost:SECONDS" answers that the test lost the device context, then takes SECONDS to exit, as a
+worker does while its driver tears the context down.
 """
 import json
 import os
@@ -82,7 +83,8 @@ def result_of(job):
                 "op_name": "phases.default", "args": job["args"], "successfully_ran": True,
                 "speedup": reference_ms / 0.01, "benchmark_time_ms": 0.01, "reference_time_ms": reference_ms,
                 "benchmark_samples": 100, "reference_samples": 100, "timing_mode": "kernel"}}
-    return {"type": "result", "id": job["id"], "outcome": outcome, "context_lost": False}
+    return {"type": "result", "id": job["id"], "outcome": outcome,
+            "context_lost": any(step.startswith("lost:") for step in steps)}
 
 
 def forge(what, job):
@@ -119,7 +121,7 @@ def main():
             if phase == "forge":
                 forge(value, job)
                 continue
-            if phase in ("claim", "oom", "alone", "late-start"):
+            if phase in ("claim", "oom", "alone", "late-start", "lost"):
                 continue
             send({"type": "phase", "id": job["id"], "phase": phase})
             time.sleep(float(value))
@@ -129,6 +131,10 @@ def main():
         send(result_of(job))
         if "forge:twice" in steps:
             send(result_of(job))
+        for step in steps:
+            if step.startswith("lost:"):
+                time.sleep(float(step.split(":")[1]))
+                return
 
 
 if __name__ == "__main__":

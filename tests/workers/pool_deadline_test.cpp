@@ -52,5 +52,26 @@ TEST(PoolDeadlines, TheTestTimeoutCountsTheCandidatesPhasesAndAHangAnywhereIsCau
   EXPECT_LT(seconds, 20.0) << "hangs are cut short (each timed-out test runs twice)";
 }
 
+// While the run waits for one worker to die (a lost device context takes seconds to tear down), another worker's
+// test moves on; its frames that came meanwhile count before its deadline does.
+TEST(PoolDeadlines, ATestThatMovedOnWhileTheRunReapedAnotherWorkerIsNotTimedOut) {
+  if (!testing::has_python()) GTEST_SKIP() << "no python3 for the stand-in worker";
+  const std::vector<std::string> scripts = {
+      "setup:0.2 lost:2.5",              // loses its context; its worker takes 2.5 s to exit
+      "candidate:0.6 compare:0.1",       // in its candidate's phase as the run starts waiting
+  };
+  const std::vector<runner::TestJob> jobs = testing::fake_jobs(scripts);
+  PoolOptions options{.worker_devices = {"cpu", "cpu"},
+                      .test_timeout_s = 1.0,
+                      .overall_timeout_s = 30,
+                      .executable = testing::kFakeWorker.string()};
+  std::map<size_t, results::CorrectnessResult> results;
+  run_in_workers(jobs, testing::all_of(jobs), options,
+                 [&](size_t i, const runner::TestOutcome& o) { results[i] = *o.correctness; });
+  ASSERT_EQ(results.size(), jobs.size());
+  EXPECT_TRUE(results[1].is_correct) << results[1].error_type << ": " << results[1].error_msg;
+  EXPECT_NE(results[0].error_msg.find("lost the device context"), std::string::npos) << results[0].error_msg;
+}
+
 }  // namespace
 }  // namespace backendbench::workers
