@@ -118,7 +118,8 @@ class Sampler {
   // Appends up to `count` samples to each of `sides`, drawn in turns (A B A B
   // ...) within each batch, so that what drifts (clocks, temperature, the
   // host's state) reaches every side alike; false (and nothing appended) when
-  // the stream hold timed out because a call synchronized with the host. A
+  // the stream hold timed out because a call synchronized with the host, or
+  // CUPTI lost records of the batch's work (both: time it as a caller waits). A
   // batch during which the driver reports the SM clock slowed (power or
   // thermal limits) is drawn again, a few times at most.
   bool sample(std::span<Side* const> sides, size_t count, bool hold) {
@@ -259,7 +260,8 @@ class Sampler {
     if (held) held->release();
     if (by_records) {
       const WindowWork work = window_->collect();  // waits for the device: work on every stream
-      if (held->timed_out()) return false;
+      // Records CUPTI lost (its buffers overflowed) would read as GPU time nobody spent, a call faster than it is.
+      if (held->timed_out() || work.incomplete) return false;
       for (size_t k = 0; k < n; ++k) {
         note(*sides[k], work, tags[k]);
         for (uint64_t tag : tags[k]) {
@@ -302,7 +304,7 @@ bool use_kernel_mode(Sampler& sampler, std::span<Side* const> sides, const Timin
 
 // Samples a side until its median is pinned down, `max_samples` are drawn or
 // `budget_ms` since `start` is spent. False, with the samples cleared, when a
-// held batch timed out (the call synchronizes).
+// held batch could not be timed by its records (Sampler::sample).
 bool sample_until_done(Sampler& sampler, Side& side, bool hold, const TimingOptions& o, double budget_ms,
                        Clock::time_point start) {
   while (side.samples.size() < o.max_samples) {
@@ -380,7 +382,7 @@ Timing time_call(c10::Device device, const Fn& fn, const TimingOptions& o, const
   bool kernel_mode = !device.is_cpu() && use_kernel_mode(sampler, one, o);
   if (!kernel_mode) sampler.stop_watching();
   while (!sample_until_done(sampler, side, kernel_mode, o, o.budget_ms, start)) {
-    kernel_mode = false;  // fn synchronizes: time it as a caller waits for it
+    kernel_mode = false;  // fn synchronizes, or outruns CUPTI's records: time it as a caller waits for it
     sampler.stop_watching();
   }
   if (!kernel_mode) sampler.watch_once(side);
