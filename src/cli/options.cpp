@@ -222,7 +222,8 @@ void add_bench_timing_options(CLI::App& cmd, BenchTimingOptions& o) {
   cmd.add_option("--budget-ms", t.budget_ms, "Wall-time budget of one side's timing, in ms" + engine_default)
       ->transform(kAmount0);
   cmd.add_option("--target-ci", t.target_ci,
-                 "Stop once the 95% confidence interval of a side's time is this relative width (0.005 = 0.5%)" + engine_default)
+                 "Stop once the 95% confidence interval of a side's time is this relative width (0.005 = 0.5%)" +
+                     engine_default)
       ->transform(kAmount0);
   cmd.add_option("--batch", t.batch, "Samples per synchronization" + engine_default)->transform(kCount1);
   cmd.add_option("--warmup", t.warmup, "Untimed calls before sampling" + engine_default)->transform(kCount0);
@@ -239,8 +240,8 @@ void add_bench_timing_options(CLI::App& cmd, BenchTimingOptions& o) {
                  "Below this kernel time a call is timed dispatch-inclusive" + engine_default)
       ->transform(kAmount0);
   cmd.add_option("--stopping", t.stopping,
-                 "When sampling stops: median-ci (the 95% interval of a side's time within --target-ci), stdrel (nvbench's "
-                 "relative standard deviation) or fixed (--max-samples or the budget)" + engine_default)
+                 "When sampling stops: median-ci (the 95% interval of a side's time within --target-ci), stdrel "
+                 "(nvbench's relative standard deviation) or fixed (--max-samples or the budget)" + engine_default)
       ->check(CLI::IsMember({"median-ci", "stdrel", "fixed"}));
   cmd.add_option("--estimate", t.estimate,
                  "A side's time: median, or faster-half-mean (the mean of its faster half of samples, blind to the "
