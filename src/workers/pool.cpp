@@ -1,6 +1,7 @@
 #include "workers/pool.h"
 
 #include <poll.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include <cstdio>
 #include <deque>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <random>
 #include <unordered_map>
@@ -35,6 +37,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using Json = nlohmann::ordered_json;
 
+// How often the run looks whether a worker on its way out has ended (no descriptor tells it).
+constexpr int kEndingPollMs = 10;
+
 std::chrono::milliseconds seconds(double s) { return std::chrono::milliseconds(static_cast<int64_t>(s * 1000)); }
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
@@ -52,12 +57,15 @@ std::string text_field(const nlohmann::ordered_json& message, const char* key, c
 
 // One worker process and what it is doing.
 struct Slot {
-  enum class State { stopped, starting, idle, loading, running };
+  // ending: its line closed, the worker on its way out; the slot starts nothing until it has ended.
+  enum class State { stopped, starting, idle, loading, running, ending };
   std::string device;
   Process process;
   FrameBuffer frames;
   State state = State::stopped;
-  Clock::time_point deadline;  // starting and loading: when they time out
+  Clock::time_point deadline;  // starting and loading: when they time out; ending: when the worker is killed
+  bool killed = false;         // ending: it was
+  std::function<void(int status)> when_ended;  // ending: what its end means, given its wait status
   // Running: the test's phase, since when, and the time its candidate's phases have used.
   results::Phase phase = results::Phase::setup;
   Clock::time_point phase_since, overall_deadline;
@@ -155,7 +163,7 @@ class Pool {
   ~Pool() {
     // Closing its socket stops a worker: close them all first so they end together.
     for (Slot& slot : slots_) {
-      if (slot.state != Slot::State::stopped) ::shutdown(slot.process.socket, SHUT_RDWR);
+      if (slot.process.socket >= 0) ::shutdown(slot.process.socket, SHUT_RDWR);
     }
     for (Slot& slot : slots_) {
       if (slot.state != Slot::State::stopped) reap(slot.process, 5000);
@@ -211,7 +219,7 @@ class Pool {
       return;
     }
     if (!send_frame(slot.process.socket, to_json(config).dump())) {
-      start_failed(slot, util::describe_exit(reap_worker(slot.process, 2000)));
+      end_worker(slot, 2000, [this, &slot](int status) { start_failed(slot, util::describe_exit(status)); });
       return;
     }
     slot.state = Slot::State::starting;
@@ -241,7 +249,7 @@ class Pool {
     }
     if (!send_frame(slot.process.socket, Json{{"type", "job"}, {"job", runner::to_json(job)}}.dump())) {
       pending_.push_front(index);  // it never reached the worker: not its fault
-      worker_lost(slot, runner::kWorkerCrash, crash_reason(reap_worker(slot.process, 2000)));
+      end_worker(slot, 2000, [this, &slot](int status) { worker_lost(slot, runner::kWorkerCrash, crash_reason(status)); });
       return;
     }
     slot.job = index;
@@ -254,8 +262,10 @@ class Pool {
     std::vector<pollfd> fds;
     std::vector<Slot*> polled;
     auto next_deadline = Clock::time_point::max();
+    bool ending = false;
     for (Slot& slot : slots_) {
-      if (slot.state == Slot::State::stopped) continue;
+      ending = ending || slot.state == Slot::State::ending;
+      if (slot.state == Slot::State::stopped || slot.state == Slot::State::ending) continue;
       fds.push_back({.fd = slot.process.socket, .events = POLLIN, .revents = 0});
       polled.push_back(&slot);
       if (slot.state != Slot::State::idle) next_deadline = std::min(next_deadline, deadline_of(slot));
@@ -265,16 +275,20 @@ class Pool {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(next_deadline - Clock::now()).count();
       timeout_ms = static_cast<int>(std::clamp<int64_t>(left + 1, 0, 60'000));
     }
+    if (ending) timeout_ms = timeout_ms < 0 ? kEndingPollMs : std::min(timeout_ms, kEndingPollMs);
     if (fds.empty() && timeout_ms < 0) return;
     ::poll(fds.data(), fds.size(), timeout_ms);
     for (size_t i = 0; i < fds.size(); ++i) {
       if (fds[i].revents != 0) read_from(*polled[i]);
     }
+    for (Slot& slot : slots_) {
+      if (slot.state == Slot::State::ending) check_ending(slot);
+    }
     const auto now = Clock::now();
     for (Slot* slot : polled) {
       if (!past_deadline(*slot, now)) continue;
-      // Frames that came while this loop was busy with another worker (reaping it can take seconds) count first:
-      // the test may have left its candidate's phases, or finished, in time.
+      // Frames that came while this loop was busy with another worker count first: the test may have left its
+      // candidate's phases, or finished, in time.
       pollfd waiting{.fd = slot->process.socket, .events = POLLIN, .revents = 0};
       if (::poll(&waiting, 1, 0) > 0) read_from(*slot);
       if (past_deadline(*slot, now)) deadline_passed(*slot);
@@ -282,27 +296,60 @@ class Pool {
   }
 
   bool past_deadline(const Slot& slot, Clock::time_point now) const {
-    return slot.state != Slot::State::stopped && slot.state != Slot::State::idle && now >= deadline_of(slot);
+    return (slot.state == Slot::State::starting || slot.state == Slot::State::loading ||
+            slot.state == Slot::State::running) &&
+           now >= deadline_of(slot);
+  }
+
+  // Ends a worker without holding up the run (a lost device context can take seconds to tear down): its line
+  // closes, which ends a worker, it is killed after `grace_ms` if it has not ended by then, and `then` is told
+  // its wait status once it has, from the run's loop. Meanwhile the other workers' frames are read as they come,
+  // so no test is charged time it did not take; the slot starts no successor before, so that one never shares
+  // the device with the context being torn down.
+  void end_worker(Slot& slot, int grace_ms, std::function<void(int status)> then) {
+    ::close(slot.process.socket);
+    slot.process.socket = -1;
+    slot.killed = grace_ms <= 0 && ::kill(slot.process.pid, SIGKILL) == 0;
+    slot.state = Slot::State::ending;
+    slot.deadline = Clock::now() + std::chrono::milliseconds(grace_ms);
+    slot.when_ended = std::move(then);
+  }
+
+  // An ending worker that has ended is told of, and whatever its kernels left running is killed; one past its
+  // grace is killed.
+  void check_ending(Slot& slot) {
+    const std::optional<int> status = reap_if_ended(slot.process);
+    if (!status) {
+      if (!slot.killed && Clock::now() >= slot.deadline) slot.killed = ::kill(slot.process.pid, SIGKILL) == 0;
+      return;
+    }
+    slot.state = Slot::State::stopped;
+    sweep_leftovers();
+    const auto then = std::move(slot.when_ended);
+    slot.when_ended = nullptr;
+    then(*status);
   }
 
   void read_from(Slot& slot) {
     char buffer[1 << 16];
     const ssize_t n = ::read(slot.process.socket, buffer, sizeof buffer);
     if (n <= 0) {
-      const int status = reap_worker(slot.process, 2000);
-      if (slot.state == Slot::State::starting) {
-        start_failed(slot, "the worker " + util::describe_exit(status));
-      } else if (stopped_by_sandbox(config_, status)) {
-        worker_lost(slot, results::ErrorType::sandbox_violation, kSandboxReason, /*retry=*/false);
-      } else {
-        worker_lost(slot, runner::kWorkerCrash, crash_reason(status));
-      }
+      const bool was_starting = slot.state == Slot::State::starting;
+      end_worker(slot, 2000, [this, &slot, was_starting](int status) {
+        if (was_starting) {
+          start_failed(slot, "the worker " + util::describe_exit(status));
+        } else if (stopped_by_sandbox(config_, status)) {
+          worker_lost(slot, results::ErrorType::sandbox_violation, kSandboxReason, /*retry=*/false);
+        } else {
+          worker_lost(slot, runner::kWorkerCrash, crash_reason(status));
+        }
+      });
       return;
     }
     slot.frames.append(std::string_view(buffer, static_cast<size_t>(n)));
     while (auto frame = slot.frames.next()) {
       handle(slot, Json::parse(*frame, nullptr, false));
-      if (slot.state == Slot::State::stopped) return;
+      if (slot.state == Slot::State::stopped || slot.state == Slot::State::ending) return;
     }
     if (slot.frames.corrupt()) out_of_protocol(slot, "a frame longer than any message");
   }
@@ -348,9 +395,10 @@ class Pool {
       slot.state = Slot::State::idle;
       refuse_if_impossible(index, outcome, 1000.0 * seconds_since(slot.sent_at));
       if (message.value("context_lost", Json()) == Json(true)) {
-        const int status = reap_worker(slot.process, 5000);
-        slot.state = Slot::State::stopped;
-        job_lost(index, runner::kWorkerCrash, "the test lost the device context (" + util::describe_exit(status) + ")", &outcome);
+        end_worker(slot, 5000, [this, index, outcome](int status) {
+          job_lost(index, runner::kWorkerCrash, "the test lost the device context (" + util::describe_exit(status) + ")",
+                   &outcome);
+        });
       } else {
         slot.answered.emplace(index, std::move(outcome));
       }
@@ -436,17 +484,19 @@ class Pool {
     const std::string reason = "its worker sent " + what +
                                ", which no worker sends: something wrote into its line to the run, so nothing it "
                                "said about this test counts (docs/sandbox.md)";
-    reap_worker(slot.process, 0);
-    if (slot.state == Slot::State::starting) {
-      start_failed(slot, reason);
-      return;
-    }
-    if (slot.answered) {
-      const size_t index = slot.answered->first;
-      slot.answered.reset();
-      job_lost(index, results::ErrorType::sandbox_violation, reason, nullptr);
-    }
-    worker_lost(slot, results::ErrorType::sandbox_violation, reason);
+    const bool was_starting = slot.state == Slot::State::starting;
+    end_worker(slot, 0, [this, &slot, was_starting, reason](int) {
+      if (was_starting) {
+        start_failed(slot, reason);
+        return;
+      }
+      if (slot.answered) {
+        const size_t index = slot.answered->first;
+        slot.answered.reset();
+        job_lost(index, results::ErrorType::sandbox_violation, reason, nullptr);
+      }
+      worker_lost(slot, results::ErrorType::sandbox_violation, reason);
+    });
   }
 
   // A running test's next deadline: its candidate's phases out of time, or the overall bound.
@@ -464,7 +514,7 @@ class Pool {
     if (options_.on_baseline_dropped) options_.on_baseline_dropped(reason);
     const std::string message = Json{{"type", "drop_baseline"}, {"reason", reason}}.dump();
     for (Slot& slot : slots_) {
-      if (&slot != &from && slot.state != Slot::State::stopped) send_frame(slot.process.socket, message);
+      if (&slot != &from && slot.process.socket >= 0) send_frame(slot.process.socket, message);
     }
   }
 
@@ -472,28 +522,25 @@ class Pool {
     const Slot::State state = slot.state;
     const bool out_of_budget = state == Slot::State::running && results::bounded_by_test_timeout(slot.phase) &&
                                Clock::now() < slot.overall_deadline;
-    reap_worker(slot.process, 0);
+    std::string why;
     if (state == Slot::State::starting) {
-      start_failed(slot, "the worker did not start within " + std::to_string(options_.start_timeout_s) + " s");
+      why = "the worker did not start within " + seconds_text(options_.start_timeout_s) + " s";
     } else if (state == Slot::State::loading) {
-      worker_lost(slot, runner::kTimeout, "loading the kernel took longer than " +
-                                       std::to_string(static_cast<int>(options_.start_timeout_s)) + " s");
+      why = "loading the kernel took longer than " + seconds_text(options_.start_timeout_s) + " s";
     } else if (out_of_budget) {
-      worker_lost(slot, runner::kTimeout, "the test did not finish within " + seconds_text(options_.test_timeout_s) +
-                                              " s of the candidate's time (--test-timeout; it was in " + phase_text(slot.phase) +
-                                              "); its worker was killed");
+      why = "the test did not finish within " + seconds_text(options_.test_timeout_s) +
+            " s of the candidate's time (--test-timeout; it was in " + phase_text(slot.phase) + "); its worker was killed";
     } else {
-      worker_lost(slot, runner::kTimeout, "the test did not finish within " + seconds_text(options_.overall_timeout_s) +
-                                              " s in all (it hung in " + phase_text(slot.phase) + "); its worker was killed");
+      why = "the test did not finish within " + seconds_text(options_.overall_timeout_s) + " s in all (it hung in " +
+            phase_text(slot.phase) + "); its worker was killed";
     }
-  }
-
-  // A worker's wait status, once it has ended (or been killed after
-  // `grace_ms`); then whatever its kernels left running is killed.
-  int reap_worker(Process& process, int grace_ms) {
-    const int status = reap(process, grace_ms);
-    sweep_leftovers();
-    return status;
+    end_worker(slot, 0, [this, &slot, state, why](int) {
+      if (state == Slot::State::starting) {
+        start_failed(slot, why);
+      } else {
+        worker_lost(slot, runner::kTimeout, why);
+      }
+    });
   }
 
   // Kills the processes that came to the run from dead workers (it is their

@@ -15,7 +15,8 @@ OutOfMemoryError; "oom:shared" does so while another stand-in worker of the same
 the test (NotAlone) while another stand-in worker of the run is alive. A step "late-start:1" sends the test's
 "started" only once its phases are done, just before its result, as a run whose loop was busy elsewhere reads both
 at once. A step "lost:SECONDS" answers that the test lost the device context, then takes SECONDS to exit, as a
-worker does while its driver tears the context down.
+worker does while its driver tears the context down. A step "once:PATH" fails the test (RanTwice) when PATH exists,
+and creates it: the test must pass on its first run, not on a retry.
 """
 import json
 import os
@@ -23,6 +24,7 @@ import struct
 import time
 
 SOCKET = 3
+RERUNS = set()  # the ids of jobs whose "once:PATH" marker was there when they began
 
 
 def send(message):
@@ -74,6 +76,8 @@ def result_of(job):
     if "oom:always" in steps or ("oom:shared" in steps and other_workers_alive()):
         outcome["correctness"].update(is_correct=False, error_type="OutOfMemoryError",
                                       error_msg="CUDA out of memory (stand-in)")
+    if job["id"] in RERUNS:
+        outcome["correctness"].update(is_correct=False, error_type="RanTwice", error_msg="run a second time")
     if "alone:1" in steps and other_workers_alive():
         outcome["correctness"].update(is_correct=False, error_type="NotAlone", error_msg="another worker is alive")
     for step in steps:
@@ -109,6 +113,12 @@ def main():
         job = message["job"]
         send({"type": "phase", "id": job["id"], "phase": "waiting"})  # for the device lock, as workers do
         steps = job["args"].split()
+        for step in steps:
+            if step.startswith("once:"):
+                try:
+                    open(step.split(":", 1)[1], "x").close()
+                except FileExistsError:
+                    RERUNS.add(job["id"])
         if "forge:before-start" in steps:
             forge("before-start", job)
         late_start = "late-start:1" in steps
@@ -121,7 +131,7 @@ def main():
             if phase == "forge":
                 forge(value, job)
                 continue
-            if phase in ("claim", "oom", "alone", "late-start", "lost"):
+            if phase in ("claim", "oom", "alone", "late-start", "lost", "once"):
                 continue
             send({"type": "phase", "id": job["id"], "phase": phase})
             time.sleep(float(value))

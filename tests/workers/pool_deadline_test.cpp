@@ -5,7 +5,10 @@
 // tests/workers/fake_worker.py, which acts out the phases each job lists.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <string>
 
@@ -52,13 +55,17 @@ TEST(PoolDeadlines, TheTestTimeoutCountsTheCandidatesPhasesAndAHangAnywhereIsCau
   EXPECT_LT(seconds, 20.0) << "hangs are cut short (each timed-out test runs twice)";
 }
 
-// While the run waits for one worker to die (a lost device context takes seconds to tear down), another worker's
-// test moves on; its frames that came meanwhile count before its deadline does.
-TEST(PoolDeadlines, ATestThatMovedOnWhileTheRunReapedAnotherWorkerIsNotTimedOut) {
+// While one worker dies (a lost device context takes seconds to tear down, twice: the test runs once more), another
+// worker's test moves on, and each of its phases is charged the time it took, not the time until the run read its
+// next frame: its candidate's phases fit --test-timeout on its first run.
+TEST(PoolDeadlines, ATestThatMovedOnWhileAnotherWorkerDiedIsChargedItsOwnTime) {
   if (!testing::has_python()) GTEST_SKIP() << "no python3 for the stand-in worker";
+  const auto marker = std::filesystem::temp_directory_path() / ("bb-once-" + std::to_string(::getpid()));
+  std::filesystem::remove(marker);
   const std::vector<std::string> scripts = {
-      "setup:0.2 lost:2.5",              // loses its context; its worker takes 2.5 s to exit
-      "candidate:0.6 compare:0.1",       // in its candidate's phase as the run starts waiting
+      "setup:0.2 lost:2.5",  // loses its context; its worker takes 2.5 s to exit
+      // 0.6 s of the candidate's time, around both ends of the other's workers
+      "candidate:0.4 compare:5.5 timing:0.2 once:" + marker.string(),
   };
   const std::vector<runner::TestJob> jobs = testing::fake_jobs(scripts);
   PoolOptions options{.worker_devices = {"cpu", "cpu"},
@@ -68,6 +75,7 @@ TEST(PoolDeadlines, ATestThatMovedOnWhileTheRunReapedAnotherWorkerIsNotTimedOut)
   std::map<size_t, results::CorrectnessResult> results;
   run_in_workers(jobs, testing::all_of(jobs), options,
                  [&](size_t i, const runner::TestOutcome& o) { results[i] = *o.correctness; });
+  std::filesystem::remove(marker);
   ASSERT_EQ(results.size(), jobs.size());
   EXPECT_TRUE(results[1].is_correct) << results[1].error_type << ": " << results[1].error_msg;
   EXPECT_NE(results[0].error_msg.find("lost the device context"), std::string::npos) << results[0].error_msg;
