@@ -281,6 +281,8 @@ std::vector<fs::path> writable_folders(const SandboxConfig& config, bool cuda) {
       {first({env_path("PYTORCH_KERNEL_CACHE_PATH"), xdg_cache.empty() ? fs::path() : xdg_cache / "torch" / "kernels"}),
        cuda},  // torch's jiterator kernels
       {first({env_path("CUDA_CACHE_PATH"), home.empty() ? fs::path() : home / ".nv" / "ComputeCache"}), cuda},
+      // FlagGems' generated code and tuning database.
+      {first({env_path("FLAGGEMS_CACHE_DIR"), home.empty() ? fs::path() : home / ".flaggems"}), cuda},
   };
   if (config.baselines) folders.emplace_back(util::cache_dir("baselines"), true);  // reference timings it records
   std::vector<fs::path> writable;

@@ -120,6 +120,14 @@ TEST_F(Sandbox, WritingIntoTheUsersHomeIsRefused) {
   EXPECT_FALSE(fs::exists(dir_ / "home" / "pwned.txt"));
 }
 
+// FlagGems writes its generated code and tuning database beneath its cache folder: a kernel doing so is honest.
+TEST_F(Sandbox, WritingFlagGemsCacheIsAllowed) {
+  fs::create_directories(dir_ / "home" / ".flaggems");
+  expect_run_whole(run_attack("write_flaggems_cache", "HOME='" + (dir_ / "home").string() + "' FLAGGEMS_CACHE_DIR="));
+  EXPECT_TRUE(relu("correctness").value("is_correct", false)) << relu("correctness").dump();
+  EXPECT_TRUE(fs::exists(dir_ / "home" / ".flaggems" / "code_cache" / "relu_generated.py"));
+}
+
 // The kernel writes the worker protocol's frames, claiming that every test of
 // the run passed with a speedup of 100, into every socket of its process, and
 // tries to read the run's next job: the run's socket is none of them (the
