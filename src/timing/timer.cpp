@@ -291,12 +291,15 @@ class Sampler {
   size_t batches_ = 0;
 };
 
+constexpr size_t kProbeSamples = 8;
+
 // The mode to time sides in on a GPU: kernel time when the first launches
 // measurable GPU work and none waits for the host, dispatch-inclusive time
 // otherwise. The probe's samples are kept when they count (kernel mode).
 bool use_kernel_mode(Sampler& sampler, std::span<Side* const> sides, const TimingOptions& o) {
   if (!o.hold_stream || !cuda::built_with_cuda()) return false;
-  if (!sampler.sample(sides, o.batch, /*hold=*/true)) return false;
+  // A few samples tell the mode; a larger probe would spend a dispatch-mode timing's budget on samples it drops.
+  if (!sampler.sample(sides, std::min(o.batch, kProbeSamples), /*hold=*/true)) return false;
   if (summarize(sides.front()->samples).median >= o.kernel_floor_ms) return true;
   for (Side* side : sides) side->reset(o);
   return false;
