@@ -130,6 +130,11 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
                "Run kernels in workers WITHOUT the sandbox (seccomp, Landlock, no secrets in their environment, "
                "their processes killed after each test; see docs/sandbox.md), with a loud warning; also "
                "$BACKENDBENCH_NO_SANDBOX=1. For platforms that lack seccomp or Landlock, and trusted kernels only");
+  cmd.add_option("--sandbox-writable", o.sandbox_writable,
+                 "A folder kernels may write beneath, besides their scratch folder and the compilers' caches "
+                 "(docs/sandbox.md): a cache a library they use keeps. Repeatable; not one holding or within the run "
+                 "folder")
+      ->check(CLI::ExistingDirectory);
   cmd.add_flag("--judge,!--no-judge", o.judge,
                "Keep ATen's reference, the comparison of outputs and every correctness verdict out of the kernels' "
                "processes: each worker is a judge that starts a sandboxed worker of its own for the kernels (the "

@@ -58,6 +58,7 @@ struct RunOptions {
   size_t worker_memory_limit_mb = 0;
   double worker_cpu_limit_s = 0;
   bool no_sandbox = false;             // workers run kernels without the sandbox (workers/sandbox.h)
+  std::vector<std::string> sandbox_writable;  // more folders kernels may write beneath
   bool judge = true;                   // workers are judges (judge/kernel_process.h); --no-judge: not
   bool judge_times_aten = false;      // --judge-times-aten
   double p = 1.0;

@@ -46,6 +46,7 @@ session::RunRequest request_of(const RunOptions& o, const std::string& command_l
   r.workers.memory_limit_mb = o.worker_memory_limit_mb;
   r.workers.cpu_limit_s = o.worker_cpu_limit_s;
   r.workers.sandbox = !o.no_sandbox;
+  for (const std::string& folder : o.sandbox_writable) r.workers.sandbox_writable.emplace_back(folder);
   r.workers.judge = o.judge;
   r.workers.judge_times_aten = o.judge_times_aten;
   r.command_line = command_line;

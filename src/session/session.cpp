@@ -1,5 +1,6 @@
 #include "session/session.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
@@ -104,6 +105,22 @@ bool judging(const RunRequest& r) {
   return r.workers.judge && !(judge && std::string(judge) == "0");
 }
 
+// A folder kernels may write that holds the run folder, or lies within it, would let them rewrite the results.
+void refuse_writable_run_folder(const std::vector<std::filesystem::path>& writable, const std::filesystem::path& dir) {
+  const auto inside = [](const std::filesystem::path& path, const std::filesystem::path& folder) {
+    const auto [end, _] = std::mismatch(folder.begin(), folder.end(), path.begin(), path.end());
+    return end == folder.end();
+  };
+  const std::filesystem::path run_folder = std::filesystem::weakly_canonical(std::filesystem::absolute(dir));
+  for (const auto& folder : writable) {
+    const std::filesystem::path path = std::filesystem::weakly_canonical(std::filesystem::absolute(folder));
+    if (inside(run_folder, path) || inside(path, run_folder)) {
+      throw RequestError("--sandbox-writable " + folder.string() + ": kernels would write the run folder " +
+                         dir.string() + " (its results) beneath it; give a folder apart from it");
+    }
+  }
+}
+
 workers::PoolOptions pool_options(const RunRequest& r, const runner::RunOptions& run, const suite::Suite& suite,
                                   const std::vector<c10::Device>& devices) {
   workers::PoolOptions pool;
@@ -124,6 +141,7 @@ workers::PoolOptions pool_options(const RunRequest& r, const runner::RunOptions&
                  .cpu_limit_s = r.workers.cpu_limit_s};
   const char* no_sandbox = std::getenv("BACKENDBENCH_NO_SANDBOX");
   pool.config.sandbox.enabled = r.workers.sandbox && !(no_sandbox && *no_sandbox && std::string(no_sandbox) != "0");
+  for (const auto& folder : r.workers.sandbox_writable) pool.config.sandbox.writable.push_back(folder.string());
   pool.judge = judging(r);
   return pool;
 }
@@ -171,6 +189,7 @@ RunOutcome run(const RunRequest& r, std::span<runner::RunObserver* const> observ
   const std::optional<std::filesystem::path> dir =
       r.log_dir ? std::optional(r.log_dir->empty() ? default_log_dir() : *r.log_dir) : std::nullopt;
   if (r.resume && !dir) throw RequestError("--resume needs --log-dir: the folder of the run to resume");
+  if (dir) refuse_writable_run_folder(r.workers.sandbox_writable, *dir);
   std::unique_ptr<runner::Journal> journal;
   if (dir) {
     try {

@@ -45,6 +45,9 @@ struct WorkerSpec {
   // Workers confine kernels (workers/sandbox.h); off by request (--no-sandbox)
   // or with $BACKENDBENCH_NO_SANDBOX=1, with a loud warning.
   bool sandbox = true;
+  // More folders kernels may write beneath (--sandbox-writable): a cache a library they use keeps. None may hold
+  // or lie within the run folder.
+  std::vector<std::filesystem::path> sandbox_writable;
   // Workers are judges: ATen's reference and the verdicts out of the kernels' processes
   // (judge/kernel_process.h); off by request (--no-judge) or with $BACKENDBENCH_JUDGE=0.
   bool judge = true;

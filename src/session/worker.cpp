@@ -88,7 +88,7 @@ void apply_sandbox_verdict(const runner::TestJob& job, runner::TestOutcome& outc
     if (!violation && type && *type == "PermissionError") {
       const std::string& message = outcome.correctness ? outcome.correctness->error_msg : outcome.performance->error_msg;
       violation = std::string("the sandbox refused what the kernel tried (a write outside its scratch folder, a "
-                              "socket, a signal; docs/sandbox.md): ") +
+                              "socket, a signal; a folder a library must write: --sandbox-writable; docs/sandbox.md): ") +
                   (message.starts_with("PermissionError") ? "" : "PermissionError: ") + message;
     }
   }

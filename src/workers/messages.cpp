@@ -27,7 +27,8 @@ Json to_json(const WorkerConfig& c) {
           {"sandbox",
            {{"enabled", c.sandbox.enabled},
             {"scratch_dir", c.sandbox.scratch_dir},
-            {"lock_dir", c.sandbox.lock_dir}}},
+            {"lock_dir", c.sandbox.lock_dir},
+            {"writable", c.sandbox.writable}}},
           {"guarded", c.guarded},
           {"for_judge", c.for_judge}};
 }
@@ -53,7 +54,8 @@ WorkerConfig config_from_json(const Json& j) {
   const Json& sandbox = j.at("sandbox");
   c.sandbox = {.enabled = sandbox.at("enabled").get<bool>(),
                .scratch_dir = sandbox.at("scratch_dir").get<std::string>(),
-               .lock_dir = sandbox.at("lock_dir").get<std::string>()};
+               .lock_dir = sandbox.at("lock_dir").get<std::string>(),
+               .writable = sandbox.at("writable").get<std::vector<std::string>>()};
   c.guarded = j.value("guarded", std::vector<int>{});
   c.for_judge = j.value("for_judge", false);
   c.sandbox.baselines = !c.for_judge;  // ATen's timings are a judge's to record

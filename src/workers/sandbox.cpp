@@ -285,6 +285,7 @@ std::vector<fs::path> writable_folders(const SandboxConfig& config, bool cuda) {
       {first({env_path("FLAGGEMS_CACHE_DIR"), home.empty() ? fs::path() : home / ".flaggems"}), cuda},
   };
   if (config.baselines) folders.emplace_back(util::cache_dir("baselines"), true);  // reference timings it records
+  for (const std::string& folder : config.writable) folders.emplace_back(folder, false);
   std::vector<fs::path> writable;
   for (const auto& [folder, create] : folders) {
     if (folder.empty()) continue;

@@ -128,6 +128,19 @@ TEST_F(Sandbox, WritingFlagGemsCacheIsAllowed) {
   EXPECT_TRUE(fs::exists(dir_ / "home" / ".flaggems" / "code_cache" / "relu_generated.py"));
 }
 
+// A folder the user allows (--sandbox-writable) is writable; one holding the run folder is refused before any test.
+TEST_F(Sandbox, AFolderAllowedWithSandboxWritableIsWritableAndNeverTheRunFolders) {
+  fs::create_directories(dir_ / "home");
+  expect_run_whole(run_attack("write_home", "HOME='" + (dir_ / "home").string() + "'",
+                              "--sandbox-writable '" + (dir_ / "home").string() + "'"));
+  EXPECT_TRUE(relu("correctness").value("is_correct", false)) << relu("correctness").dump();
+  EXPECT_TRUE(fs::exists(dir_ / "home" / "pwned.txt"));
+  const Outcome refused = run("--suite smoke --device cpu --ops relu --log-dir out2 --sandbox-writable .");
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_TRUE(has(refused.err, "--sandbox-writable .: kernels would write the run folder out2")) << refused.err;
+  EXPECT_FALSE(fs::exists(dir_ / "out2" / "full_results.json"));
+}
+
 // The kernel writes the worker protocol's frames, claiming that every test of
 // the run passed with a speedup of 100, into every socket of its process, and
 // tries to read the run's next job: the run's socket is none of them (the

@@ -19,6 +19,7 @@ TEST(WorkerConfig, EveryFieldRoundTripsThroughJson) {
   c.timing.estimate = timing::Estimate::faster_half_mean;
   c.guarded = {11, 12};
   c.for_judge = true;
+  c.sandbox.writable = {"/opt/cache", "/srv/lib cache"};
   const auto text = to_json(c).dump();
   const WorkerConfig back = config_from_json(nlohmann::ordered_json::parse(text));
   EXPECT_EQ(to_json(back).dump(), text);
@@ -35,6 +36,7 @@ TEST(WorkerConfig, EveryFieldRoundTripsThroughJson) {
   EXPECT_EQ(back.backend.kernels_dir, "r");
   EXPECT_EQ(back.guarded, (std::vector<int>{11, 12}));
   EXPECT_TRUE(back.for_judge);
+  EXPECT_EQ(back.sandbox.writable, (std::vector<std::string>{"/opt/cache", "/srv/lib cache"}));
   EXPECT_FALSE(back.sandbox.baselines) << "a judge's kernel process may not write the cache of ATen's timings";
   EXPECT_TRUE(config_from_json(to_json(WorkerConfig{})).sandbox.baselines);
 }
