@@ -180,6 +180,10 @@ int serve_as_worker() {
     lock->hold(workers::DeviceLock::Mode::exclusive);
     floor_ms = runner::measure_launch_floor(run.device, run.timing);
     lock->hold(workers::DeviceLock::Mode::none);
+    if (config.for_judge && config.sandbox.enabled) {
+      lock.reset();  // its judge holds the device lock for it, and no kernel here may take it
+      workers::ignore_file_locks();
+    }
     workers::apply_limits(config.memory_limit_mb, config.cpu_limit_s);
   } catch (const std::exception& e) {
     courier.send(nlohmann::ordered_json{{"type", "fatal"}, {"message", e.what()}}.dump());

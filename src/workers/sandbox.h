@@ -63,6 +63,13 @@ std::vector<std::string> sandbox_parts_skipped();
 // calling thread and its future children only).
 SandboxApplied enter_sandbox(const SandboxConfig& config, const std::vector<int>& guarded, bool cuda);
 
+// From here on flock(2) does nothing and succeeds, in every thread of this process (seccomp; nothing where the
+// sandbox's seccomp part is missing or skipped). For a judge's kernel process, whose judge holds the device lock
+// for it (workers/device_lock.h): a kernel could otherwise take that lock, which every worker on the machine
+// shares, and hold every other test on the device waiting. Locks other code takes for itself (filelock, which
+// inductor uses) then exclude nothing: a compile may be done twice, its results are still written whole.
+void ignore_file_locks();
+
 // Whether the environment variable `name` may hold a secret: its name
 // contains KEY, TOKEN, SECRET, PASSWORD, PASSWD, CREDENTIAL or AUTH (any
 // case), or it belongs to an LLM backend (ANTHROPIC_*, OPENAI_*).

@@ -30,7 +30,8 @@ class Sandbox : public CliTest {
  protected:
   // Runs the attack's relu kernel next to the honest add.Tensor kernel, with
   // `env` (NAME='value' words) before the command; the results are in out/.
-  Outcome run_attack(const std::string& attack, const std::string& env = "", const std::string& flags = "") {
+  Outcome run_attack(const std::string& attack, const std::string& env = "", const std::string& flags = "",
+                     int workers = 1, int test_timeout_s = 60) {
     fs::create_directories(dir_ / "kernels");
     fs::copy(fs::path(BACKENDBENCH_SOURCE_DIR) / "examples" / "kernels_python" / "add__Tensor",
              dir_ / "kernels" / "add__Tensor", fs::copy_options::recursive);
@@ -38,7 +39,8 @@ class Sandbox : public CliTest {
              fs::copy_options::recursive | fs::copy_options::overwrite_existing);
     write("t.txt", kTrace);
     return run_under(env, "--suite torchbench --data t.txt --backend directory --ops-directory kernels --device cpu "
-                          "--num-workers 1 --test-timeout 60 --log-dir out " + flags);
+                          "--num-workers " + std::to_string(workers) + " --test-timeout " + std::to_string(test_timeout_s) +
+                          " --log-dir out " + flags);
   }
 
   std::map<std::string, nlohmann::json> results() { return tests_by_key(read_json(dir_ / "out" / "full_results.json")); }
@@ -139,6 +141,18 @@ TEST_F(Sandbox, AFolderAllowedWithSandboxWritableIsWritableAndNeverTheRunFolders
   EXPECT_EQ(refused.exit_code, 2) << refused.err;
   EXPECT_TRUE(has(refused.err, "--sandbox-writable .: kernels would write the run folder out2")) << refused.err;
   EXPECT_FALSE(fs::exists(dir_ / "out2" / "full_results.json"));
+}
+
+// A kernel that takes the device lock every worker shares (and never lets go) would keep every other test on the
+// device waiting until its own worker timed out, and them with it; in a judge's kernel process flock(2) does
+// nothing (the judge holds the device lock for it), so the run goes on and the kernel's relu is judged as any.
+TEST_F(Sandbox, TakingTheDeviceLockDoesNothing) {
+  const auto start = std::chrono::steady_clock::now();
+  const Outcome o = run_attack("hold_device_lock", "", "", 2, 5);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  expect_run_whole(o);
+  EXPECT_TRUE(relu("correctness").value("is_correct", false)) << relu("correctness").dump();
+  EXPECT_LT(seconds, 60.0) << "the other tests waited for the lock";
 }
 
 // The kernel writes the worker protocol's frames, claiming that every test of
