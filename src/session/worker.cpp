@@ -236,10 +236,10 @@ int serve_as_judge() {
       baselines = open_baselines(run.device, timing::BaselineCache::default_dir());
       if (config.judge_times_aten) run.baseline = baselines.store.get();
     }
+    lock = device_lock(config, run.device);  // its files made before the kernel's process, which may not make them
     kernel = std::make_unique<judge::KernelProcess>(
         config, [&courier](std::string frame) { courier.send(std::move(frame)); }, [&courier] { courier.flush(); },
         baselines.store.get());
-    lock = device_lock(config, run.device);
     lock->hold(workers::DeviceLock::Mode::exclusive);
     floor_ms = runner::measure_launch_floor(run.device, run.timing);
     lock->hold(workers::DeviceLock::Mode::none);

@@ -58,7 +58,8 @@ WorkerConfig config_from_json(const Json& j) {
                .writable = sandbox.at("writable").get<std::vector<std::string>>()};
   c.guarded = j.value("guarded", std::vector<int>{});
   c.for_judge = j.value("for_judge", false);
-  c.sandbox.baselines = !c.for_judge;  // ATen's timings are a judge's to record
+  c.sandbox.baselines = !c.for_judge;    // ATen's timings are a judge's to record
+  c.sandbox.lock_folder = !c.for_judge;  // and the device lock its to hold
   return c;
 }
 

@@ -285,7 +285,6 @@ std::vector<fs::path> writable_folders(const SandboxConfig& config, bool cuda) {
   };
   std::vector<std::pair<fs::path, bool>> folders{  // the folder, and whether to create it
       {config.scratch_dir, true},
-      {config.lock_dir, true},
       {util::cache_dir("kernels"), true},    // our native kernels' libraries (compiled here on a cache miss)
       {"/dev", false},                       // GPU device nodes, /dev/shm, /dev/null
       // Triton's cache (~/.triton/cache, or $TRITON_CACHE_DIR), torch's C++
@@ -302,6 +301,7 @@ std::vector<fs::path> writable_folders(const SandboxConfig& config, bool cuda) {
       // FlagGems' generated code and tuning database.
       {first({env_path("FLAGGEMS_CACHE_DIR"), home.empty() ? fs::path() : home / ".flaggems"}), cuda},
   };
+  if (config.lock_folder) folders.emplace_back(config.lock_dir, true);
   if (config.baselines) folders.emplace_back(util::cache_dir("baselines"), true);  // reference timings it records
   for (const std::string& folder : config.writable) folders.emplace_back(folder, false);
   std::vector<fs::path> writable;

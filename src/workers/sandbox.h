@@ -25,6 +25,9 @@ struct SandboxConfig {
   std::string scratch_dir;  // the worker's own folder (its TMPDIR); removed when the run ends
   std::string lock_dir;     // the device lock folder of workers/device_lock.h, as the run sees it
   bool baselines = true;    // it may record reference timings (a judge's kernel process may not: ATen is the judge's)
+  // It may write the device lock's folder (a judge's kernel process may not: its judge made the lock's files and
+  // holds the lock for it; replacing them would split the lock).
+  bool lock_folder = true;
   std::vector<std::string> writable;  // more folders it may write beneath, the user's choice (--sandbox-writable)
 };
 

@@ -146,13 +146,24 @@ TEST_F(Sandbox, AFolderAllowedWithSandboxWritableIsWritableAndNeverTheRunFolders
 // A kernel that takes the device lock every worker shares (and never lets go) would keep every other test on the
 // device waiting until its own worker timed out, and them with it; in a judge's kernel process flock(2) does
 // nothing (the judge holds the device lock for it), so the run goes on and the kernel's relu is judged as any.
-TEST_F(Sandbox, TakingTheDeviceLockDoesNothing) {
+// Nor can it replace the lock's files (their folder is not its to write), which would split the lock in two.
+TEST_F(Sandbox, TakingOrReplacingTheDeviceLockDoesNothing) {
+  fs::create_directories(dir_ / "tmp");  // the run's lock folder beneath it, this test's own
   const auto start = std::chrono::steady_clock::now();
-  const Outcome o = run_attack("hold_device_lock", "", "", 2, 5);
+  const Outcome o = run_attack("hold_device_lock", "TMPDIR='" + (dir_ / "tmp").string() + "'", "", 2, 5);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   expect_run_whole(o);
   EXPECT_TRUE(relu("correctness").value("is_correct", false)) << relu("correctness").dump();
   EXPECT_LT(seconds, 60.0) << "the other tests waited for the lock";
+  size_t lock_files = 0;
+  for (const auto& folder : fs::directory_iterator(dir_ / "tmp")) {
+    if (!folder.path().filename().string().starts_with("backendbench-locks-")) continue;
+    for (const auto& file : fs::directory_iterator(folder.path())) {
+      ++lock_files;
+      EXPECT_EQ(fs::file_size(file.path()), 0u) << file.path() << " was replaced";
+    }
+  }
+  EXPECT_GT(lock_files, 0u);
 }
 
 // The kernel writes the worker protocol's frames, claiming that every test of

@@ -38,7 +38,9 @@ TEST(WorkerConfig, EveryFieldRoundTripsThroughJson) {
   EXPECT_TRUE(back.for_judge);
   EXPECT_EQ(back.sandbox.writable, (std::vector<std::string>{"/opt/cache", "/srv/lib cache"}));
   EXPECT_FALSE(back.sandbox.baselines) << "a judge's kernel process may not write the cache of ATen's timings";
+  EXPECT_FALSE(back.sandbox.lock_folder) << "a judge's kernel process may not replace the device lock's files";
   EXPECT_TRUE(config_from_json(to_json(WorkerConfig{})).sandbox.baselines);
+  EXPECT_TRUE(config_from_json(to_json(WorkerConfig{})).sandbox.lock_folder);
 }
 
 }  // namespace
