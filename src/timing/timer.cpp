@@ -14,6 +14,7 @@
 #include "timing/cuda_hooks.h"
 #include "timing/gpu_activity.h"
 #include "timing/gpu_environment.h"
+#include "util/log.h"
 
 namespace backendbench::timing {
 namespace {
@@ -261,7 +262,10 @@ class Sampler {
     if (by_records) {
       const WindowWork work = window_->collect();  // waits for the device: work on every stream
       // Records CUPTI lost (its buffers overflowed) would read as GPU time nobody spent, a call faster than it is.
-      if (held->timed_out() || work.incomplete) return false;
+      if (held->timed_out() || work.incomplete) {
+        refused_batch(held->timed_out());
+        return false;
+      }
       for (size_t k = 0; k < n; ++k) {
         note(*sides[k], work, tags[k]);
         for (uint64_t tag : tags[k]) {
@@ -272,11 +276,24 @@ class Sampler {
       return true;
     }
     last_end->synchronize();
-    if (held && held->timed_out()) return false;
+    if (held && held->timed_out()) {
+      refused_batch(true);
+      return false;
+    }
     for (size_t i = 0; i < count; ++i) {
       for (size_t k = 0; k < n; ++k) out[k].push_back(starts_[i * n + k].elapsedTime(ends_[i * n + k]));
     }
     return true;
+  }
+
+  // Why a held batch could not be timed, for a user asking why a call was timed in dispatch mode (--log-level debug).
+  static void refused_batch(bool hold_timed_out) {
+    BB_LOG(debug) << "timing: a held batch was refused, "
+                  << (hold_timed_out ? "the stream's hold timed out after " + std::to_string(kHoldTimeout.count()) +
+                                           " ms (a call waited for the host: it synchronizes, or did that much host "
+                                           "work, such as compiling, with the stream held)"
+                                     : std::string("CUPTI lost records of its work"))
+                  << "; its calls are timed in dispatch mode";
   }
 
   c10::Device device_;
