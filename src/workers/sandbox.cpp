@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
 #include <iterator>
 #include <cctype>
 #include <cerrno>
@@ -161,6 +162,24 @@ std::set<int> threads_of(int pid) {
   return tids;
 }
 
+// Loads a filter that allows every system call `add_rules` (returning libseccomp's code) names no other action
+// for, in every thread of the process; `what` names it in the error.
+void load_seccomp_filter(const std::function<int(scmp_filter_ctx)>& add_rules, const std::string& what) {
+  scmp_filter_ctx ctx = ::seccomp_init(SCMP_ACT_ALLOW);
+  if (!ctx) throw std::runtime_error("sandbox: cannot create a seccomp filter");
+  struct Release {
+    scmp_filter_ctx ctx;
+    ~Release() { ::seccomp_release(ctx); }
+  } release{ctx};
+  int rc = ::seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);  // every thread of the worker, not only this one
+  if (rc == 0) rc = add_rules(ctx);
+  if (rc == 0) rc = ::seccomp_load(ctx);  // sets no_new_privs first (SCMP_FLTATR_CTL_NNP)
+  if (rc != 0) {
+    errno = -rc;
+    throw failure("cannot install " + what);
+  }
+}
+
 // The filter. Attempts on other processes and on the network kill the worker
 // (SECCOMP_RET_KILL_PROCESS): the signal (SIGSYS) cannot be caught or ignored
 // by kernel code, so the run always learns of the attempt and records the
@@ -168,15 +187,8 @@ std::set<int> threads_of(int pid) {
 // carry on. Netlink and io_uring get an error instead (EACCES/ENOSYS): glibc
 // probes interfaces over netlink (getaddrinfo) and libraries try io_uring and
 // fall back, so they are no evidence of an attack; refusing them is enough.
-void install_seccomp(const std::vector<int>& guarded) {
-  scmp_filter_ctx ctx = ::seccomp_init(SCMP_ACT_ALLOW);
-  if (!ctx) throw std::runtime_error("sandbox: cannot create a seccomp filter");
-  struct Release {
-    scmp_filter_ctx ctx;
-    ~Release() { ::seccomp_release(ctx); }
-  } release{ctx};
+int add_sandbox_rules(scmp_filter_ctx ctx, const std::vector<int>& guarded) {
   int rc = ::seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);  // no 32-bit syscalls around it
-  if (rc == 0) rc = ::seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);  // every thread of the worker, not only this one
   const auto add = [&](uint32_t action, const char* name, std::initializer_list<scmp_arg_cmp> args) {
     const int nr = ::seccomp_syscall_resolve_name(name);
     if (nr == __NR_SCMP_ERROR || rc != 0) return;  // unknown on this architecture
@@ -205,31 +217,20 @@ void install_seccomp(const std::vector<int>& guarded) {
   for (const int family : {AF_INET, AF_INET6, AF_PACKET}) add(kill, "socket", {arg_is(0, family)});
   add(SCMP_ACT_ERRNO(EACCES), "socket", {arg_is(0, AF_NETLINK)});
   add(SCMP_ACT_ERRNO(ENOSYS), "io_uring_setup", {});  // its operations would bypass the socket rule
-  if (rc == 0) rc = ::seccomp_load(ctx);  // sets no_new_privs first (SCMP_FLTATR_CTL_NNP)
-  if (rc != 0) {
-    errno = -rc;
-    throw failure("cannot install the seccomp filter");
-  }
+  return rc;
+}
+
+void install_seccomp(const std::vector<int>& guarded) {
+  load_seccomp_filter([&](scmp_filter_ctx ctx) { return add_sandbox_rules(ctx, guarded); }, "the seccomp filter");
 }
 
 bool seccomp_available() { return ::prctl(PR_GET_SECCOMP) >= 0; }
 
+// An error code of 0: flock returns success without taking the lock. An error would fail honest code that locks
+// a cache (filelock retries forever), and a kill would record it as an attack, which a lock is not.
 void install_flock_filter() {
-  scmp_filter_ctx ctx = ::seccomp_init(SCMP_ACT_ALLOW);
-  if (!ctx) throw std::runtime_error("sandbox: cannot create a seccomp filter");
-  struct Release {
-    scmp_filter_ctx ctx;
-    ~Release() { ::seccomp_release(ctx); }
-  } release{ctx};
-  int rc = ::seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
-  // An error code of 0: the call returns success without taking the lock. An error would fail honest code that
-  // locks a cache (filelock retries forever), and a kill would record it as an attack, which a lock is not.
-  if (rc == 0) rc = ::seccomp_rule_add(ctx, SCMP_ACT_ERRNO(0), SCMP_SYS(flock), 0);
-  if (rc == 0) rc = ::seccomp_load(ctx);
-  if (rc != 0) {
-    errno = -rc;
-    throw failure("cannot install the seccomp filter for file locks");
-  }
+  load_seccomp_filter([](scmp_filter_ctx ctx) { return ::seccomp_rule_add(ctx, SCMP_ACT_ERRNO(0), SCMP_SYS(flock), 0); },
+                      "the seccomp filter for file locks");
 }
 #else
 bool seccomp_available() { return false; }
