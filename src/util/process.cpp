@@ -177,6 +177,17 @@ int wait(pid_t pid) {
   return status;
 }
 
+std::optional<int> wait_if_ended(pid_t pid) {
+  int status = 0;
+  if (pid <= 0) return status;  // waitpid would take any child
+  pid_t reaped = -1;
+  do {
+    reaped = ::waitpid(pid, &status, WNOHANG);
+  } while (reaped < 0 && errno == EINTR);
+  if (reaped == 0) return std::nullopt;
+  return reaped == pid ? status : 0;  // not a child of ours (any more): nothing to wait for
+}
+
 bool ended_within(pid_t pid, std::chrono::milliseconds timeout) {
   if (pid <= 0) return true;
   const auto deadline = std::chrono::steady_clock::now() + timeout;

@@ -50,6 +50,9 @@ pid_t spawn(const std::vector<std::string>& argv, const SpawnOptions& options = 
 // returns its wait status (0 when it is not a child of ours left to wait for).
 int wait(pid_t pid);
 
+// The same without waiting: `pid`'s wait status if it has ended (it is reaped then), nothing while it runs.
+std::optional<int> wait_if_ended(pid_t pid);
+
 // Whether `pid` ends within `timeout` (true as well when there is nothing to
 // wait for). It is not reaped: as a zombie it keeps its pid and group id, so
 // that kill_group cannot hit a process that reused them. Then call wait().

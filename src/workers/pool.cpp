@@ -318,7 +318,7 @@ class Pool {
   // An ending worker that has ended is told of, and whatever its kernels left running is killed; one past its
   // grace is killed.
   void check_ending(Slot& slot) {
-    const std::optional<int> status = reap_if_ended(slot.process);
+    const std::optional<int> status = util::wait_if_ended(slot.process.pid);
     if (!status) {
       if (!slot.killed && Clock::now() >= slot.deadline) slot.killed = ::kill(slot.process.pid, SIGKILL) == 0;
       return;

@@ -2,7 +2,6 @@
 
 #include <signal.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -43,17 +42,6 @@ int reap(Process& process, int grace_ms) {
   }
   if (!util::ended_within(process.pid, std::chrono::milliseconds(grace_ms))) ::kill(process.pid, SIGKILL);
   return util::wait(process.pid);
-}
-
-std::optional<int> reap_if_ended(Process& process) {
-  int status = 0;
-  if (process.pid <= 0) return status;  // waitpid would take any child
-  pid_t reaped = -1;
-  do {
-    reaped = ::waitpid(process.pid, &status, WNOHANG);
-  } while (reaped < 0 && errno == EINTR);
-  if (reaped == 0) return std::nullopt;
-  return reaped == process.pid ? status : 0;  // not a child of ours (any more): nothing to wait for
 }
 
 }  // namespace backendbench::workers

@@ -4,7 +4,6 @@
 
 #include <sys/types.h>
 
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,8 +26,5 @@ Process spawn_worker(const std::vector<std::string>& argv, const std::vector<std
 // Waits up to `grace_ms` for the process to end by itself, then kills it;
 // returns its wait status. Closes the socket.
 int reap(Process& process, int grace_ms);
-
-// The process's wait status if it has ended (it is reaped then); nothing, at once, while it runs.
-std::optional<int> reap_if_ended(Process& process);
 
 }  // namespace backendbench::workers
