@@ -64,7 +64,6 @@ struct Slot {
   FrameBuffer frames;
   State state = State::stopped;
   Clock::time_point deadline;  // starting and loading: when they time out; ending: when the worker is killed
-  bool killed = false;         // ending: it was
   std::function<void(int status)> when_ended;  // ending: what its end means, given its wait status
   // Running: the test's phase, since when, and the time its candidate's phases have used.
   results::Phase phase = results::Phase::setup;
@@ -309,18 +308,18 @@ class Pool {
   void end_worker(Slot& slot, int grace_ms, std::function<void(int status)> then) {
     ::close(slot.process.socket);
     slot.process.socket = -1;
-    slot.killed = grace_ms <= 0 && ::kill(slot.process.pid, SIGKILL) == 0;
+    if (grace_ms <= 0) ::kill(slot.process.pid, SIGKILL);
     slot.state = Slot::State::ending;
     slot.deadline = Clock::now() + std::chrono::milliseconds(grace_ms);
     slot.when_ended = std::move(then);
   }
 
   // An ending worker that has ended is told of, and whatever its kernels left running is killed; one past its
-  // grace is killed.
+  // grace is killed (again, until it is reaped: unreaped, its pid cannot go to another process).
   void check_ending(Slot& slot) {
     const std::optional<int> status = util::wait_if_ended(slot.process.pid);
     if (!status) {
-      if (!slot.killed && Clock::now() >= slot.deadline) slot.killed = ::kill(slot.process.pid, SIGKILL) == 0;
+      if (Clock::now() >= slot.deadline) ::kill(slot.process.pid, SIGKILL);
       return;
     }
     slot.state = Slot::State::stopped;
