@@ -292,8 +292,7 @@ class Sampler {
                   << (hold_timed_out ? "the stream's hold timed out after " + std::to_string(kHoldTimeout.count()) +
                                            " ms (a call waited for the host: it synchronizes, or did that much host "
                                            "work, such as compiling, with the stream held)"
-                                     : std::string("CUPTI lost records of its work"))
-                  << "; its calls are timed in dispatch mode";
+                                     : std::string("CUPTI lost records of its work"));
   }
 
   c10::Device device_;
@@ -309,49 +308,60 @@ class Sampler {
 };
 
 constexpr size_t kProbeSamples = 8;
+// Tries at kernel mode: one-time host work with the stream held (a compile, the caching allocator handing memory
+// back, which synchronizes) refuses one held batch, a call that synchronizes refuses every one.
+constexpr int kKernelModeAttempts = 2;
 
-// The mode to time sides in on a GPU: kernel time when the first launches
-// measurable GPU work and none waits for the host, dispatch-inclusive time
-// otherwise. The probe's samples are kept when they count (kernel mode).
-bool use_kernel_mode(Sampler& sampler, std::span<Side* const> sides, const TimingOptions& o) {
+// Samples `sides` in turns until each one's time is pinned down, `max_samples`
+// are drawn or their budget since `start` is spent. False, with the samples
+// cleared, when a held batch could not be timed by its records (Sampler::sample).
+bool sample_until_done(Sampler& sampler, std::span<Side* const> sides, bool hold, const TimingOptions& o,
+                       Clock::time_point start) {
+  const double budget_ms = o.budget_ms * static_cast<double>(sides.size());
+  const auto all = [&](auto&& pred) { return std::ranges::all_of(sides, [&](const Side* s) { return pred(*s); }); };
+  while (sides.front()->samples.size() < o.max_samples) {
+    if (!sampler.sample(sides, std::min(o.batch, o.max_samples - sides.front()->samples.size()), hold)) {
+      for (Side* side : sides) side->reset(o);
+      return false;
+    }
+    const bool enough = all([&](const Side& s) { return s.samples.size() >= o.min_samples; });
+    if (enough && (all([&](const Side& s) { return s.converged(o); }) || ms_since(start) >= budget_ms)) break;
+  }
+  return true;
+}
+
+// Samples `sides` in kernel mode when the first launches measurable GPU work
+// and none waits for the host: true then, false with no samples otherwise. A
+// few held samples tell the mode (a larger probe would spend a dispatch-mode
+// timing's budget on samples it drops); they are kept when they count. Each
+// attempt has a whole budget.
+bool sample_in_kernel_mode(Sampler& sampler, std::span<Side* const> sides, const TimingOptions& o) {
   if (!o.hold_stream || !cuda::built_with_cuda()) return false;
-  // A few samples tell the mode; a larger probe would spend a dispatch-mode timing's budget on samples it drops.
-  if (!sampler.sample(sides, std::min(o.batch, kProbeSamples), /*hold=*/true)) return false;
-  if (summarize(sides.front()->samples).median >= o.kernel_floor_ms) return true;
-  for (Side* side : sides) side->reset(o);
+  for (int attempt = 1; attempt <= kKernelModeAttempts; ++attempt) {
+    const auto start = Clock::now();
+    if (sampler.sample(sides, std::min(o.batch, kProbeSamples), /*hold=*/true)) {
+      if (summarize(sides.front()->samples).median < o.kernel_floor_ms) {
+        for (Side* side : sides) side->reset(o);
+        return false;
+      }
+      if (sample_until_done(sampler, sides, /*hold=*/true, o, start)) return true;
+    }
+    BB_LOG(debug) << "timing: kernel mode refused at attempt " << attempt << " of " << kKernelModeAttempts
+                  << (attempt < kKernelModeAttempts ? "; trying again" : "; timed in dispatch mode");
+  }
   return false;
 }
 
-// Samples a side until its median is pinned down, `max_samples` are drawn or
-// `budget_ms` since `start` is spent. False, with the samples cleared, when a
-// held batch could not be timed by its records (Sampler::sample).
-bool sample_until_done(Sampler& sampler, Side& side, bool hold, const TimingOptions& o, double budget_ms,
-                       Clock::time_point start) {
-  while (side.samples.size() < o.max_samples) {
-    if (!sampler.sample(side, std::min(o.batch, o.max_samples - side.samples.size()), hold)) {
-      side.reset(o);
-      return false;
-    }
-    if (side.samples.size() >= o.min_samples && (side.converged(o) || ms_since(start) >= budget_ms)) break;
-  }
-  return true;
-}
-
-// The same for two sides, sampled in turns (timing::Sampler::sample).
-bool sample_alternately(Sampler& sampler, Side& a, Side& b, bool hold, const TimingOptions& o, double budget_ms,
-                        Clock::time_point start) {
-  Side* const both[] = {&a, &b};
-  while (a.samples.size() < o.max_samples) {
-    const size_t count = std::min(o.batch, o.max_samples - a.samples.size());
-    if (!sampler.sample(both, count, hold)) {
-      a.reset(o);
-      b.reset(o);
-      return false;
-    }
-    const bool enough = a.samples.size() >= o.min_samples && b.samples.size() >= o.min_samples;
-    if (enough && ((a.converged(o) && b.converged(o)) || ms_since(start) >= budget_ms)) break;
-  }
-  return true;
+// Samples `sides` in the mode that suits their calls (kernel mode where it
+// applies, else as a caller waits for them: dispatch mode, or host time on the
+// CPU); true in kernel mode.
+bool sample_in_turns(Sampler& sampler, c10::Device device, std::span<Side* const> sides, const TimingOptions& o) {
+  if (!device.is_cpu() && sample_in_kernel_mode(sampler, sides, o)) return true;
+  sampler.stop_watching();
+  // A fresh budget: the held batches spent theirs on samples dropped.
+  sample_until_done(sampler, sides, /*hold=*/false, o, Clock::now());
+  sampler.watch_once(*sides.back());
+  return false;
 }
 
 TimingMode mode_of(c10::Device device, bool kernel_mode) {
@@ -397,15 +407,8 @@ Timing time_call(c10::Device device, const Fn& fn, const TimingOptions& o, const
   Side side(fn, o, hooks);
   Sampler sampler(device, o, /*watch=*/true, &side);
   sampler.warm_up(side, o.warmup);
-  const auto start = Clock::now();
   Side* const one[] = {&side};
-  bool kernel_mode = !device.is_cpu() && use_kernel_mode(sampler, one, o);
-  if (!kernel_mode) sampler.stop_watching();
-  while (!sample_until_done(sampler, side, kernel_mode, o, o.budget_ms, start)) {
-    kernel_mode = false;  // fn synchronizes, or outruns CUPTI's records: time it as a caller waits for it
-    sampler.stop_watching();
-  }
-  if (!kernel_mode) sampler.watch_once(side);
+  const bool kernel_mode = sample_in_turns(sampler, device, one, o);
   return {summarize(std::move(side.samples), o.estimate), mode_of(device, kernel_mode), side.stray_work};
 }
 
@@ -418,16 +421,8 @@ PairedTiming time_pair(c10::Device device, const Fn& reference, const Fn& candid
     Sampler sampler(device, o, /*watch=*/true, &b);
     sampler.warm_up(a, o.warmup);
     sampler.warm_up(b, o.warmup);
-    const auto start = Clock::now();
     Side* const both[] = {&a, &b};
-    bool kernel_mode = !device.is_cpu() && use_kernel_mode(sampler, both, o);
-    if (!kernel_mode) sampler.stop_watching();
-    while (!sample_alternately(sampler, a, b, kernel_mode, o, 2 * o.budget_ms, start)) {
-      kernel_mode = false;
-      sampler.stop_watching();
-    }
-    if (!kernel_mode) sampler.watch_once(b);
-    const TimingMode mode = mode_of(device, kernel_mode);
+    const TimingMode mode = mode_of(device, sample_in_turns(sampler, device, both, o));
     paired = pair_of({summarize(std::move(a.samples), o.estimate), mode, a.stray_work},
                      {summarize(std::move(b.samples), o.estimate), mode, b.stray_work});
   }
@@ -464,14 +459,10 @@ std::pair<GraphTiming, GraphTiming> time_graph_pair(c10::Device device, const Fn
   Sampler sampler(device, o, /*watch=*/false);
   const auto start = Clock::now();
   Side side_a(replay_a, o), side_b(replay_b, o);
-  bool sampled = true;
-  if (a.error.empty() && b.error.empty()) {
-    sampled = sample_alternately(sampler, side_a, side_b, /*hold=*/true, o, 2 * o.budget_ms, start);
-  } else if (a.error.empty()) {
-    sampled = sample_until_done(sampler, side_a, /*hold=*/true, o, o.budget_ms, start);
-  } else if (b.error.empty()) {
-    sampled = sample_until_done(sampler, side_b, /*hold=*/true, o, o.budget_ms, start);
-  }
+  std::vector<Side*> replayable;
+  if (a.error.empty()) replayable.push_back(&side_a);
+  if (b.error.empty()) replayable.push_back(&side_b);
+  const bool sampled = replayable.empty() || sample_until_done(sampler, replayable, /*hold=*/true, o, start);
   if (!sampled) {  // a replay does not wait for the host; if it did, say so rather than guess
     const std::string held = "a graph replay held the stream past the timeout";
     if (a.error.empty()) a.error = held;

@@ -39,6 +39,27 @@ TEST_F(Cuda, EventsTimeAKernel) {
   EXPECT_LE(t.stats.min, t.median_ms());
 }
 
+// One-time host work with the stream held (a compile; the caching allocator handing memory back, which
+// synchronizes) refuses one held batch: the call is still timed in kernel mode, with a whole budget. It used to go
+// to dispatch mode with that budget spent, 16 samples of a Triton matrix product read 0.40 where kernel mode read
+// 1.08. A call that synchronizes every time is timed in dispatch mode, with a whole budget of its own.
+TEST_F(Cuda, AOneTimeWaitForTheHostDoesNotLeaveKernelMode) {
+  const at::Tensor x = at::randn({1 << 24}, at::TensorOptions().device(kCuda));
+  const timing::TimingOptions o;
+  size_t calls = 0;
+  const auto waits_once = [&] {
+    if (++calls == o.warmup + 2) timing::synchronize(kCuda);  // in the first held batch
+    (void)at::relu(x);
+  };
+  const auto once = timing::time_call(kCuda, waits_once, o);
+  EXPECT_EQ(once.mode, timing::TimingMode::kernel) << once.stats.samples << " samples";
+  EXPECT_GE(once.stats.samples, o.min_samples);
+
+  const auto always = timing::time_call(kCuda, [&] { (void)x.sum().item<float>(); }, o);
+  EXPECT_EQ(always.mode, timing::TimingMode::dispatch);
+  EXPECT_GT(always.stats.samples, 2 * o.batch) << "a dispatch-mode timing began with its budget spent";
+}
+
 // A dispatch-mode sample starts on an idle device: GPU work queued before it (here by its hooks, a matrix
 // product after each call) would otherwise run while the call is dispatched and hide that dispatch from its
 // events, so that the call read several times faster than alone. Waiting for such work still slows the
