@@ -15,6 +15,7 @@
 #include <optional>
 #include <random>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "runner/job_json.h"
 #include "results/phase.h"
@@ -56,6 +57,10 @@ std::string text_field(const nlohmann::ordered_json& message, const char* key, c
 }
 
 // One worker process and what it is doing.
+// How far down the queue a worker looks for a test of an operator it has run: the queue is longest first, and a
+// whole set's 13,762 tests would be read at every start of one.
+constexpr size_t kLookAhead = 512;
+
 struct Slot {
   // ending: its line closed, the worker on its way out; the slot starts nothing until it has ended.
   enum class State { stopped, starting, idle, loading, running, ending };
@@ -79,6 +84,8 @@ struct Slot {
   // The last test's answer, counted once the worker's frames have moved past
   // it (its next test started, or its line ended): one answer per test.
   std::optional<std::pair<size_t, runner::TestOutcome>> answered;
+  // The operators of the tests its worker has run: their kernels are loaded, compiled and tuned in that process.
+  std::unordered_set<size_t> operators;
   int start_failures = 0;
   std::string start_error;    // why the last start failed
   bool given_up = false;
@@ -199,6 +206,7 @@ class Pool {
  private:
   void start(Slot& slot) {
     slot.frames = FrameBuffer();
+    slot.operators.clear();
     WorkerConfig config = config_;
     config.device = slot.device;
     std::vector<std::string> env;
@@ -235,9 +243,31 @@ class Pool {
     }
   }
 
+  // Where in pending_ the next test for `slot` is, among the first kLookAhead: the first of an operator its worker
+  // has run (the kernel's module imported, its kernels compiled and tuned there), else the first of an operator no
+  // other worker is running (two would compile the same kernels at once), else the first. Always of the first's
+  // kind: correctness tests go first, their results sparing the performance tests a second check.
+  size_t next_for(const Slot& slot) const {
+    const runner::TestKind kind = jobs_[pending_.front()].kind;
+    std::unordered_set<size_t> running;
+    for (const Slot& other : slots_) {
+      if (other.job) running.insert(jobs_[*other.job].op_index);
+    }
+    std::optional<size_t> unclaimed;
+    const size_t end = std::min(pending_.size(), kLookAhead);
+    for (size_t at = 0; at < end && jobs_[pending_[at]].kind == kind; ++at) {
+      const size_t op = jobs_[pending_[at]].op_index;
+      if (slot.operators.contains(op)) return at;
+      if (!unclaimed && !running.contains(op)) unclaimed = at;
+    }
+    return unclaimed.value_or(0);
+  }
+
   void dispatch(Slot& slot) {
-    const size_t index = pending_.front();
-    pending_.pop_front();
+    const auto at = pending_.begin() + static_cast<std::ptrdiff_t>(next_for(slot));
+    const size_t index = *at;
+    pending_.erase(at);
+    slot.operators.insert(jobs_[index].op_index);
     runner::TestJob job = jobs_[index];
     job.id = slot.wire_id = wire_ids_() >> 1;  // 63 bits: a forger's id + 1 stays a number
     if (job.kind == runner::TestKind::performance) {

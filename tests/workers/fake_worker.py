@@ -16,7 +16,8 @@ the test (NotAlone) while another stand-in worker of the run is alive. A step "l
 "started" only once its phases are done, just before its result, as a run whose loop was busy elsewhere reads both
 at once. A step "lost:SECONDS" answers that the test lost the device context, then takes SECONDS to exit, as a
 worker does while its driver tears the context down. A step "once:PATH" fails the test (RanTwice) when PATH exists,
-and creates it: the test must pass on its first run, not on a retry.
+and creates it: the test must pass on its first run, not on a retry. A step "whoami:1" puts the worker's pid in
+the result's error_msg.
 """
 import json
 import os
@@ -80,6 +81,8 @@ def result_of(job):
         outcome["correctness"].update(is_correct=False, error_type="RanTwice", error_msg="run a second time")
     if "alone:1" in steps and other_workers_alive():
         outcome["correctness"].update(is_correct=False, error_type="NotAlone", error_msg="another worker is alive")
+    if "whoami:1" in steps:
+        outcome["correctness"]["error_msg"] = str(os.getpid())
     for step in steps:
         if step.startswith("claim:"):
             reference_ms = float(step.split(":")[1])
@@ -131,7 +134,7 @@ def main():
             if phase == "forge":
                 forge(value, job)
                 continue
-            if phase in ("claim", "oom", "alone", "late-start", "lost", "once"):
+            if phase in ("claim", "oom", "alone", "late-start", "lost", "once", "whoami"):
                 continue
             send({"type": "phase", "id": job["id"], "phase": phase})
             time.sleep(float(value))

@@ -5,10 +5,11 @@
 // too says so; with one worker on a device, the first answer stands. A worker
 // is started only for a test no other would take. Workers are
 // tests/workers/fake_worker.py, whose "oom:shared" and "alone:1" steps fail
-// while another worker of the run is alive.
+// while another worker of the run is alive. A worker keeps to the operators it has run.
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 #include <string>
 
 #include "runner/test_job.h"
@@ -67,6 +68,29 @@ TEST(PoolSharing, NoMoreWorkersStartThanThereAreTestsForThem) {
   const auto results = run({"alone:1 candidate:0.3"}, {"cpu", "cpu", "cpu"}, answers);
   ASSERT_EQ(results.size(), 1u);
   EXPECT_TRUE(results.at(0).is_correct) << results.at(0).error_msg;
+}
+
+// A worker takes the tests of an operator it has run before the others' (the kernel is loaded, compiled and tuned in
+// its process), and starts on an operator no other worker runs (two would compile the same kernels at once). In
+// line, the two operators' tests alternate, one operator's taking longer: in turns, both workers ran both.
+TEST(PoolSharing, AWorkerKeepsToTheOperatorsItHasRun) {
+  if (!testing::has_python()) GTEST_SKIP() << "no python3 for the stand-in worker";
+  std::vector<std::string> scripts;
+  for (int i = 0; i < 12; ++i) scripts.push_back(i % 2 == 0 ? "candidate:0.2 whoami:1" : "candidate:0.5 whoami:1");
+  std::vector<runner::TestJob> jobs = testing::fake_jobs(scripts);
+  for (runner::TestJob& job : jobs) job.op_index = job.id % 2;
+  PoolOptions options{.worker_devices = {"cpu", "cpu"}, .test_timeout_s = 30, .overall_timeout_s = 60,
+                      .executable = testing::kFakeWorker.string()};
+  std::set<std::pair<std::string, size_t>> worker_and_operator;
+  size_t answers = 0;
+  run_in_workers(jobs, testing::all_of(jobs), options, [&](size_t i, const runner::TestOutcome& o) {
+    ASSERT_TRUE(o.correctness && o.correctness->is_correct) << scripts[i];
+    worker_and_operator.emplace(o.correctness->error_msg, jobs[i].op_index);
+    ++answers;
+  });
+  EXPECT_EQ(answers, scripts.size());
+  // One worker may take up the other's operator once its own has no test left; never both.
+  EXPECT_LE(worker_and_operator.size(), 3u);
 }
 
 }  // namespace
