@@ -56,11 +56,11 @@ std::string text_field(const nlohmann::ordered_json& message, const char* key, c
   return it != message.end() && it->is_string() ? it->get<std::string>() : otherwise;
 }
 
-// One worker process and what it is doing.
 // How far down the queue a worker looks for a test of an operator it has run: the queue is longest first, and a
 // whole set's 13,762 tests would be read at every start of one.
 constexpr size_t kLookAhead = 512;
 
+// One worker process and what it is doing.
 struct Slot {
   // ending: its line closed, the worker on its way out; the slot starts nothing until it has ended.
   enum class State { stopped, starting, idle, loading, running, ending };
