@@ -16,6 +16,7 @@
 #include "runner/prepare.h"
 #include "runner/timed_audit.h"
 #include "timing/timer.h"
+#include "util/log.h"
 
 namespace backendbench::runner {
 namespace {
@@ -397,6 +398,10 @@ TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_
                                                                                &reference_hooks)};
         t = std::move(timed.timing);
         reference_source_ = timed.source;
+        // Names the test that the timer's own lines (a refused held batch, --log-level debug) were about.
+        BB_LOG(debug) << "timing: " << op_name_ << " " << input.args_text << ": " << results::to_string(t.candidate.mode)
+                      << " mode, " << t.reference.stats.samples << " and " << t.candidate.stats.samples
+                      << " samples (reference " << results::to_string(reference_source_) << ")";
       })) {
     if (reference_raised) return exclude(aten_raised(options_.device, *f));
     return fail(with_context(*f, "timing failed"));
