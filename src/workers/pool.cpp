@@ -276,13 +276,17 @@ class Pool {
       job.known_correct = it != correct_.end() && it->second;
       if (const auto left_out = excluded_.find(key); left_out != excluded_.end()) job.excluded_as = left_out->second;
     }
-    if (!send_frame(slot.process.socket, Json{{"type", "job"}, {"job", runner::to_json(job)}}.dump())) {
+    const std::string frame = Json{{"type", "job"}, {"job", runner::to_json(job)}}.dump();
+    // Read before sending: this process may be preempted once the worker has the test, which could then take longer
+    // than the run's clock would say (an honest timing refused as ImpossibleTiming on a busy machine).
+    const auto sent_at = Clock::now();
+    if (!send_frame(slot.process.socket, frame)) {
       pending_.push_front(index);  // it never reached the worker: not its fault
       end_worker(slot, 2000, [this, &slot](int status) { worker_lost(slot, runner::kWorkerCrash, crash_reason(status)); });
       return;
     }
     slot.job = index;
-    slot.sent_at = Clock::now();
+    slot.sent_at = sent_at;
     slot.state = Slot::State::loading;
     slot.deadline = Clock::now() + seconds(options_.start_timeout_s);
   }
