@@ -136,10 +136,6 @@ class Sampler {
       ++throttled_batches_;
     }
   }
-  bool sample(Side& side, size_t count, bool hold) {
-    Side* const one[] = {&side};
-    return sample(one, count, hold);
-  }
 
   // `count` untimed calls (watched where the calls are).
   void warm_up(Side& side, size_t count) {
