@@ -65,6 +65,29 @@ class CapturedCalls {
   std::string error_;
 };
 
+// ATen's timed calls on a memory pool of their own. What the reference side of
+// a timing frees would otherwise go back to the caching allocator's shared
+// pool, where the candidate's next call of the same size is handed the very
+// block: a kernel that returns `torch.empty_like(x)` would find ATen's answer
+// there. Between begin() and end(), the calling thread's allocations on the
+// device's current stream come from a private pool that only this object
+// routes to; its cached blocks go back to the driver when the object goes
+// (a cudaFree, which waits for the device). No-ops off CUDA.
+class AllocationsApart {
+ public:
+  explicit AllocationsApart(c10::Device device);
+  ~AllocationsApart();
+  AllocationsApart(const AllocationsApart&) = delete;
+  AllocationsApart& operator=(const AllocationsApart&) = delete;
+  void begin();
+  void end();
+
+  struct Pool;
+
+ private:
+  std::unique_ptr<Pool> pool_;  // absent off CUDA
+};
+
 // cudaProfilerStart / cudaProfilerStop: a profiler started with
 // `--profile-from-start off` (Nsight Compute, Nsight Systems) records only the
 // work between them. No-ops without CUDA.

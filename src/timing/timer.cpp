@@ -70,6 +70,7 @@ struct Side {
 
   const Fn& fn;
   const CallHooks* hooks;
+  cuda::AllocationsApart* apart = nullptr;  // where the side's calls allocate from a pool of their own
   size_t calls = 0;  // made so far, warm-ups included
   std::vector<double> samples;
   std::unique_ptr<StoppingCriterion> stop;
@@ -142,6 +143,7 @@ class Sampler {
     std::vector<uint64_t> tags;
     for (size_t i = 0; i < count; ++i) {
       before_call(side);
+      allocate_apart(side);
       if (window_) tags.push_back(window_->run_tagged(side.fn));
       else side.fn();
       after_call(side);
@@ -183,12 +185,17 @@ class Sampler {
   void engine_flush() {
     engine_work([&] { flush(); });
   }
+  // Right before a side's call (after its flush, outside the sample), until after_call.
+  static void allocate_apart(Side& side) {
+    if (side.apart) side.apart->begin();
+  }
   // A side's call is about to be made (before its flush) / has been made.
   void before_call(Side& side) {
     const size_t call = ++side.calls;
     if (side.hooks && side.hooks->before) engine_work([&] { side.hooks->before(call); });
   }
   void after_call(Side& side) {
+    if (side.apart) side.apart->end();
     if (side.hooks && side.hooks->after) engine_work([&] { side.hooks->after(side.calls); });
   }
 
@@ -222,6 +229,7 @@ class Sampler {
         for (size_t j = 0; j < n; ++j) {
           const size_t k = (lead + j) % n;
           before_call(*sides[k]);
+          allocate_apart(*sides[k]);
           const auto start = Clock::now();
           sides[k]->fn();
           out[k].push_back(ms_since(start));
@@ -240,6 +248,7 @@ class Sampler {
         const size_t k = (lead + j) % n;
         before_call(*sides[k]);
         if (hold || o_.dispatch_l2_flush) engine_flush();
+        allocate_apart(*sides[k]);
         if (by_records) {
           tags[k].push_back(window_->run_tagged(sides[k]->fn));
         } else {
@@ -414,6 +423,8 @@ PairedTiming time_pair(c10::Device device, const Fn& reference, const Fn& candid
   {
     const CountsTowardsTiming counted;
     Side a(reference, o, reference_hooks), b(candidate, o, candidate_hooks);
+    cuda::AllocationsApart reference_memory(device);  // what ATen's calls free is never the candidate's to be handed
+    a.apart = &reference_memory;
     Sampler sampler(device, o, /*watch=*/true, &b);
     sampler.warm_up(a, o.warmup);
     sampler.warm_up(b, o.warmup);

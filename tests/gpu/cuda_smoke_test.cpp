@@ -1,8 +1,12 @@
 // GPU-only (ctest label `gpu`): the engine on a CUDA device.
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <set>
+
 #include <ATen/ATen.h>
 #include <ATen/Context.h>
+#include <ATen/DeviceAccelerator.h>
 
 #include "backends/aten.h"
 #include "inputs/materialize.h"
@@ -58,6 +62,29 @@ TEST_F(Cuda, AOneTimeWaitForTheHostDoesNotLeaveKernelMode) {
   const auto always = timing::time_call(kCuda, [&] { (void)x.sum().item<float>(); }, o);
   EXPECT_EQ(always.mode, timing::TimingMode::dispatch);
   EXPECT_GT(always.stats.samples, 2 * o.batch) << "a dispatch-mode timing began with its budget spent";
+}
+
+// ATen's timed calls allocate from a pool of their own. What they freed used to go back to the caching
+// allocator's shared pool, and the candidate's next call of the same size was handed that very block: a kernel
+// returning torch.empty_like(x) read ATen's answer. The pool's memory goes back to the device after each timing.
+TEST_F(Cuda, TheCandidateIsNeverHandedMemoryAtensTimedCallsFreed) {
+  const at::Tensor x = at::randn({1 << 20}, at::TensorOptions().device(kCuda));
+  std::set<const void*> atens, candidates;
+  const auto reference = [&] { atens.insert(at::relu(x).data_ptr()); };
+  const auto candidate = [&] { candidates.insert(at::empty_like(x).data_ptr()); };
+  (void)timing::time_pair(kCuda, reference, candidate);
+  ASSERT_FALSE(atens.empty());
+  ASSERT_FALSE(candidates.empty());
+  for (const void* p : candidates) EXPECT_FALSE(atens.contains(p)) << "the candidate was handed ATen's output at " << p;
+
+  const auto reserved = [] { return at::accelerator::getDeviceStats(0).reserved_bytes[0].current; };
+  const int64_t before = reserved();
+  for (int i = 0; i < 5; ++i) {
+    std::optional<at::Tensor> kept;  // outlives the timing, as the runner's last reference output does
+    (void)timing::time_pair(kCuda, [&] { kept = at::relu(x); }, [&] { (void)at::empty_like(x); });
+  }
+  (void)timing::time_pair(kCuda, reference, candidate);
+  EXPECT_LE(reserved(), before) << "ATen's pools held memory after their timings";
 }
 
 // A dispatch-mode sample starts on an idle device: GPU work queued before it (here by its hooks, a matrix

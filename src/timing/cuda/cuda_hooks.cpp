@@ -4,6 +4,7 @@
 #include <exception>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include <ATen/cuda/CUDAGeneratorImpl.h>
 #include <ATen/cuda/CUDAGraph.h>
@@ -162,6 +163,60 @@ CapturedCalls::~CapturedCalls() = default;
 void CapturedCalls::replay() {
   TORCH_CHECK(graph_ != nullptr, "CapturedCalls::replay without a captured graph: ", error_);
   graph_->graph.replay();
+}
+
+struct AllocationsApart::Pool {
+  c10::DeviceIndex device;
+  c10::MempoolId_t id;
+  bool routing = false;
+};
+
+namespace allocator = c10::cuda::CUDACachingAllocator;
+
+namespace {
+// Pools of objects gone, with blocks that were still in use then.
+std::mutex g_pools_left_mutex;
+std::vector<c10::MempoolId_t> g_pools_left;
+}  // namespace
+
+AllocationsApart::AllocationsApart(c10::Device device) {
+  if (!device.is_cuda()) return;
+  const c10::DeviceIndex index = device.index() < 0 ? c10::cuda::current_device() : device.index();
+  // A fresh pool per object: a pool whose last reference went may not be routed to again (the allocator asserts).
+  pool_ = std::make_unique<Pool>(Pool{.device = index, .id = at::cuda::graph_pool_handle()});
+  allocator::createOrIncrefPool(index, pool_->id);  // this object's reference, until it goes
+  const std::lock_guard<std::mutex> lock(g_pools_left_mutex);
+  for (const c10::MempoolId_t& id : g_pools_left) allocator::emptyCache(id);  // their last blocks were freed since
+  g_pools_left.clear();
+}
+
+AllocationsApart::~AllocationsApart() {
+  if (!pool_) return;
+  end();
+  allocator::releasePool(pool_->device, pool_->id);
+  // Unreferenced, the pool's cached blocks go back to the driver now. Blocks still in use (a reference output
+  // the caller keeps) would wait for an out-of-memory retry in this process, holding memory other processes on
+  // the device may need: the next object gives them back.
+  allocator::emptyCache(pool_->id);
+  const std::lock_guard<std::mutex> lock(g_pools_left_mutex);
+  g_pools_left.push_back(pool_->id);
+}
+
+void AllocationsApart::begin() {
+  if (!pool_ || pool_->routing) return;
+  const cudaStream_t stream = c10::cuda::getCurrentCUDAStream(pool_->device).stream();
+  const std::thread::id thread = std::this_thread::get_id();
+  allocator::beginAllocateToPool(pool_->device, pool_->id, [stream, thread](cudaStream_t s) {
+    return s == stream && std::this_thread::get_id() == thread;  // not other threads' work, a kernel's included
+  });
+  pool_->routing = true;
+}
+
+void AllocationsApart::end() {
+  if (!pool_ || !pool_->routing) return;
+  allocator::endAllocateToPool(pool_->device, pool_->id);
+  allocator::releasePool(pool_->device, pool_->id);  // begin's reference
+  pool_->routing = false;
 }
 
 void profiler_start() { C10_CUDA_CHECK(cudaProfilerStart()); }

@@ -21,6 +21,12 @@ CapturedCalls::CapturedCalls(c10::Device, const std::function<void()>&, size_t)
 CapturedCalls::~CapturedCalls() = default;
 void CapturedCalls::replay() { throw std::logic_error("CapturedCalls::replay: " + error_); }
 
+struct AllocationsApart::Pool {};
+AllocationsApart::AllocationsApart(c10::Device) {}
+AllocationsApart::~AllocationsApart() = default;
+void AllocationsApart::begin() {}
+void AllocationsApart::end() {}
+
 void profiler_start() {}
 void profiler_stop() {}
 
