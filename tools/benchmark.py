@@ -102,7 +102,7 @@ def percent(x):
 
 def split_text(split):
     # crossing: values between a judge and its kernel's process (a build older than the share has none)
-    parts = ["inputs", "reference", "candidate", "checks", "crossing", "timing", "idle"]
+    parts = ["inputs", "reference", "candidate", "compiling", "checks", "crossing", "timing", "idle"]
     total = max(split["wall_s"] * split["workers"], 1e-9)
     return ", ".join(f"{p} {100 * split[p + '_s'] / total:.0f}%" for p in parts if p + "_s" in split)
 

@@ -122,8 +122,10 @@ std::optional<Json> KernelProcess::answer(size_t request) {
   if (request != awaited_) throw std::logic_error("the judge called a pending call whose answer it had dropped");
   awaited_ = 0;
   // The phases the kernel's process goes through are this test's (the run's deadlines count them); a timing
-  // waits until this process holds the device alone for it.
+  // waits until this process holds the device alone for it, the kernel's work after a compile until it holds the
+  // device again (a compile lets it go: workers/worker_loop.cpp).
   std::optional<runner::PhaseScope> mirrored;
+  std::optional<runner::Phase> mirrored_phase;
   util::Laps laps;
   try {
     while (true) {
@@ -142,9 +144,11 @@ std::optional<Json> KernelProcess::answer(size_t request) {
       if (type != "phase") return answer;
       const auto phase = results::phase_from_name(answer.value("phase", ""));
       if (!phase) throw std::runtime_error("a phase of no name it knows");
+      const bool after_compile = mirrored_phase == runner::Phase::compiling;
       mirrored.reset();
       mirrored.emplace(*phase);
-      if (*phase == runner::Phase::timing) send_frame(Json{{"type", "go"}}.dump());
+      mirrored_phase = *phase;
+      if (*phase == runner::Phase::timing || after_compile) send_frame(Json{{"type", "go"}}.dump());
     }
   } catch (const std::exception& e) {
     mirrored.reset();

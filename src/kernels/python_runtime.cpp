@@ -8,10 +8,12 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
 #include "kernels/directory.h"
+#include "runner/phase.h"
 
 #ifndef BACKENDBENCH_LIBPYTHON
 #define BACKENDBENCH_LIBPYTHON ""
@@ -26,6 +28,19 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kPluginFile = "libbackendbench_python.so";
+
+// A kernel's call compiling (Triton) is a phase of its own: the worker lets go of the device meanwhile, so that
+// other tests may time while it compiles, and takes it again before the kernel goes on (workers/worker_loop.cpp).
+// Only the thread running the test's call counts; a compile on another thread of the kernel's changes nothing.
+void compiling(bool begins) {
+  thread_local std::optional<runner::PhaseScope> scope;
+  const runner::Phase now = runner::current_phase();
+  if (!begins) {
+    scope.reset();
+  } else if (!scope && (now == runner::Phase::candidate || now == runner::Phase::timing)) {
+    scope.emplace(runner::Phase::compiling);
+  }
+}
 
 // The folder of the executable or shared library this code was linked into.
 fs::path folder_of_this_code() {
@@ -75,6 +90,7 @@ PythonRuntime* load_plugin() {
     std::string error;
     PythonRuntime* runtime = entry(kPythonPluginAbi, &error);
     if (!runtime) throw std::runtime_error(candidate.string() + ": " + error);
+    runtime->on_compiles(compiling);
     return runtime;
   }
   throw std::runtime_error(std::string(kPluginFile) + " not found (looked for " + looked +

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -27,7 +28,7 @@
 namespace backendbench::kernels {
 
 // Bumped whenever PythonRuntime changes, so that a stale plugin is refused.
-inline constexpr int kPythonPluginAbi = 1;
+inline constexpr int kPythonPluginAbi = 2;
 // The symbol the plugin exports: PythonRuntime* (int abi), null on an ABI mismatch.
 inline constexpr const char* kPythonPluginEntry = "backendbench_python_runtime";
 
@@ -53,6 +54,9 @@ class PythonRuntime {
   // Imports FlagGems (never enabling it: ATen's kernels stay the reference)
   // and wraps the operators of its registration table.
   virtual FlagGemsOperators flag_gems() = 0;
+  // `listener` hears true when Triton begins compiling a kernel in the calling
+  // thread, false when it is done (or the kernel's call returned meanwhile).
+  virtual void on_compiles(std::function<void(bool begins)> listener) = 0;
 };
 
 // The plugin, loaded on first use: $BACKENDBENCH_PYTHON_PLUGIN, else

@@ -12,6 +12,7 @@ import sys
 import traceback
 
 _modules = {}  # kernel file -> its module, or the exception its import raised
+_triton_watched = False  # watch_triton_compiles has hooked Triton
 
 
 def load_module(path, name):
@@ -46,6 +47,37 @@ def uses_triton(namespace):
         if isinstance(kind, type)
     )
     return bool(kinds) and any(isinstance(value, kinds) for value in list(namespace.values()))
+
+
+def watch_triton_compiles(notify):
+    """Has Triton, when a kernel file brought it in, call `notify(True)` before
+    it compiles a kernel and `notify(False)` once compiled: the engine lets go
+    of the device meanwhile (other tests may time) and takes it again before
+    the kernel goes on. Through Triton's JIT hooks (`triton.knobs.runtime`,
+    Triton 3.4 and later; older ones are left as they are), installed once per
+    process; hooks already there are kept, and called first."""
+    global _triton_watched
+    triton = sys.modules.get("triton")
+    runtime = getattr(getattr(triton, "knobs", None), "runtime", None)
+    if _triton_watched or runtime is None or not hasattr(runtime, "jit_post_compile_hook"):
+        return
+    before, after = runtime.jit_cache_hook, runtime.jit_post_compile_hook
+
+    def cache_hook(*args, **kwargs):
+        skip = before(*args, **kwargs) if before is not None else False
+        if not skip:  # a hook that says "skip" compiles nothing
+            notify(True)
+        return skip
+
+    def post_compile_hook(*args, **kwargs):
+        notify(False)
+        if after is not None:
+            return after(*args, **kwargs)
+        return None
+
+    runtime.jit_cache_hook = cache_hook
+    runtime.jit_post_compile_hook = post_compile_hook
+    _triton_watched = True
 
 
 def route_hidden_calls_through_the_dispatcher():

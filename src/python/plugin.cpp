@@ -1,8 +1,10 @@
 // libbackendbench_python.so: the engine's PythonRuntime (kernels/python_runtime.h),
 // loaded with dlopen by the engine when it first needs a Python kernel.
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include <pybind11/pybind11.h>
 
@@ -25,6 +27,24 @@ backends::KernelError kernel_error(const py::error_already_set& e, const fs::pat
                                   .attr("describe_exception")(e.type(), e.value(), e.trace(), source.string());
   return backends::KernelError(described[0].cast<std::string>(), described[1].cast<std::string>(),
                                described[2].cast<std::string>());
+}
+
+// The engine's listener for Triton's compiles (PythonRuntime::on_compiles), told without the GIL: it may wait for
+// the device.
+std::function<void(bool)>& compile_listener() {
+  static std::function<void(bool)> listener;
+  return listener;
+}
+
+void tell_compiling(bool begins) {
+  if (!compile_listener()) return;
+  py::gil_scoped_release released;
+  compile_listener()(begins);
+}
+
+// Has the Triton that `module` (just imported) brought in tell the engine when it compiles.
+void watch_triton_compiles() {
+  py::module_::import("_backendbench_kernel_support").attr("watch_triton_compiles")(py::cpp_function(&tell_compiling));
 }
 
 // A Python function as a kernel. Holds its reference; dropping it needs the
@@ -51,8 +71,10 @@ class PythonFunction {
     try {
       result = function_(*args, **kwargs);
     } catch (py::error_already_set& e) {
+      tell_compiling(false);  // a compile the call left unfinished is over with it
       throw kernel_error(e, source_);
     }
+    tell_compiling(false);
     push_results(op.schema(), result, stack, name_);
   }
 
@@ -87,6 +109,7 @@ class Runtime final : public kernels::PythonRuntime {
       loaded.traceback = error.traceback();
       return loaded;
     }
+    watch_triton_compiles();
     for (const std::string& function : functions) {
       if (!py::hasattr(module, function.c_str())) continue;
       py::object fn = module.attr(function.c_str());
@@ -117,6 +140,8 @@ class Runtime final : public kernels::PythonRuntime {
                        triton ? backends::KernelLanguage::triton : backends::KernelLanguage::python, {});
   }
 
+  void on_compiles(std::function<void(bool)> listener) override { compile_listener() = std::move(listener); }
+
   kernels::FlagGemsOperators flag_gems() override {
     kernels::FlagGemsOperators found;
     GilHold gil;
@@ -129,6 +154,7 @@ class Runtime final : public kernels::PythonRuntime {
       found.unavailable = unavailable ? std::string(error.what()) : error.type() + ": " + error.what() + "\n" + error.traceback();
       return found;
     }
+    watch_triton_compiles();
     found.version = table[0].cast<std::string>();
     for (const auto& [name, function] : table[1].cast<py::dict>()) {
       const std::string overload_name = name.cast<std::string>();

@@ -7,10 +7,11 @@
 namespace backendbench::results {
 namespace {
 
-constexpr util::NameTable<Phase, 7> kPhases{
-    {"setup", "reference", "candidate", "compare", "crossing", "timing", "waiting"}};
-constexpr std::array<std::string_view, 7> kWords{"setup (making inputs, loading the kernel)", "the ATen reference",
-                                                 "the candidate's calls", "comparing outputs",
+constexpr util::NameTable<Phase, 8> kPhases{
+    {"setup", "reference", "candidate", "compiling", "compare", "crossing", "timing", "waiting"}};
+constexpr std::array<std::string_view, 8> kWords{"setup (making inputs, loading the kernel)", "the ATen reference",
+                                                 "the candidate's calls", "the candidate compiling a kernel",
+                                                 "comparing outputs",
                                                  "values crossing between the judge and the kernel's process",
                                                  "timing", "waiting for the device"};
 

@@ -1,6 +1,6 @@
 // Where time goes: each test's time by phase (runner/phase.h), measured where
 // the test runs, and a run's time split from them: making inputs, the ATen
-// reference, the candidate, the checks, values crossing between a judge and
+// reference, the candidate (its JIT compiles apart), the checks, values crossing between a judge and
 // its kernel's process, the timing, waiting for the device,
 // messages and files, and workers idle (starting, or between tests).
 #pragma once
@@ -20,6 +20,7 @@ struct PhaseTimes {
   double setup_ms = 0;      // resolving, making inputs, loading the kernel
   double reference_ms = 0;  // the ATen reference's calls
   double candidate_ms = 0;  // the candidate's calls (correctness)
+  double compiling_ms = 0;  // JIT compiles inside the candidate's calls (Triton's), correctness and timing alike
   double compare_ms = 0;    // comparing outputs, checking the contract
   double crossing_ms = 0;   // values crossing between a judge and its kernel's process
   double timing_ms = 0;     // timing both sides

@@ -1,6 +1,7 @@
 #include "workers/worker_loop.h"
 
 #include <optional>
+#include <utility>
 
 #include "runner/failure.h"
 #include "runner/job_json.h"
@@ -51,7 +52,8 @@ class PhaseReporter {
   }
   // While relaying (a judge's request: the test is the judge's), phases go to
   // the judge without a test's id and without a lock (the judge holds it for
-  // them), and a timing starts once the judge says it holds the device alone.
+  // them), and a timing, or the kernel's work after a compile, starts once the
+  // judge says it holds the device for it.
   void relay(bool relaying) { relaying_ = relaying; }
   runner::PhaseClock clock;
 
@@ -60,10 +62,13 @@ class PhaseReporter {
     clock.waiting();
     sender_.send({{"type", "phase"}, {"id", job_}, {"phase", results::to_string(Phase::waiting)}});
   }
+  // A compile lets go of the device (other tests may time meanwhile); what follows it takes the device again
+  // before the kernel goes on.
   void entered(Phase p) {
+    const bool after_compile = std::exchange(last_, p) == Phase::compiling;
     if (relaying_) {
       sender_.send({{"type", "phase"}, {"phase", results::to_string(p)}});
-      if (p == Phase::timing) {
+      if (p == Phase::timing || after_compile) {
         sender_.flush();
         while (auto frame = line_.receive()) {
           if (Json::parse(*frame, nullptr, false).value("type", "") == "go") break;
@@ -71,7 +76,9 @@ class PhaseReporter {
       }
       return;
     }
-    hold(p == Phase::timing ? DeviceLock::Mode::exclusive : DeviceLock::Mode::shared);
+    hold(p == Phase::timing      ? DeviceLock::Mode::exclusive
+         : p == Phase::compiling ? DeviceLock::Mode::none
+                                 : DeviceLock::Mode::shared);
     clock.entered(p);
     sender_.send({{"type", "phase"}, {"id", job_}, {"phase", results::to_string(p)}});
     if (p == Phase::timing) sender_.flush();  // written before the samples start, not while they run
@@ -82,6 +89,7 @@ class PhaseReporter {
   DeviceLock* lock_;
   size_t job_ = 0;
   bool relaying_ = false;
+  Phase last_ = Phase::setup;
 };
 
 }  // namespace

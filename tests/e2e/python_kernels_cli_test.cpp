@@ -201,6 +201,66 @@ TEST_F(CliPython, SettingsChangedWhenAKernelIsImportedAreNamed) {
   EXPECT_GT(every_test_failed(dir_ / "out", "GlobalStateChanged", "loading the kernel changed global state"), 0u);
 }
 
+// A kernel compiling (Triton's JIT hooks, here a stand-in module with the same knobs) lets go of the device, so
+// that another worker's test times meanwhile: relu's first call "compiles" until add has been called in a timing
+// (more calls than its correctness tests make), and fails if that never happens. Before, the compiling test held
+// the device and add's timing waited for it, so relu failed after a minute. With and without a judge.
+TEST_F(CliPython, AKernelCompilingLetsOtherTestsTimeMeanwhile) {
+  write("t.txt",
+        "Operator: aten.relu.default\ncnt: 1, ((T([64, 64], f32),), {})\n"
+        "Operator: aten.add.Tensor\ncnt: 1, ((T([64, 64], f32), T([64, 64], f32)), {})\n"
+        "cnt: 1, ((T([32, 32], f32), T([32, 32], f32)), {})\n");
+  write("k/relu/relu.py", R"(import os, sys, time, types
+import torch
+
+triton = types.ModuleType("triton")  # what the engine hooks of Triton: its JIT knobs
+triton.knobs = types.SimpleNamespace(runtime=types.SimpleNamespace(jit_cache_hook=None, jit_post_compile_hook=None))
+sys.modules["triton"] = triton
+SHARED = os.environ["SHARED"]
+
+def relu_kernel_impl(x):
+    marker = os.path.join(SHARED, "compiled")
+    if not os.path.exists(marker):
+        open(marker, "w").close()
+        hooks = triton.knobs.runtime
+        if hooks.jit_cache_hook(key="relu"):
+            raise RuntimeError("told to skip the compile")
+        deadline = time.monotonic() + 60
+        calls = os.path.join(SHARED, "add_calls")
+        while not os.path.exists(calls) or os.path.getsize(calls) < 200:
+            if time.monotonic() > deadline:
+                raise RuntimeError("add was not timed while relu compiled")
+            time.sleep(0.05)
+        hooks.jit_post_compile_hook(key="relu")
+    return torch.maximum(x, torch.zeros_like(x))
+)");
+  write("k/add__Tensor/add__Tensor.py", R"(import os
+import torch
+
+def add__Tensor_kernel_impl(a, b):
+    with open(os.path.join(os.environ["SHARED"], "add_calls"), "a") as f:
+        f.write("x")
+    return torch.sub(a, torch.neg(b))
+)");
+  for (const std::string judge : {"", " --no-judge"}) {
+    const fs::path shared = dir_ / ("shared" + std::to_string(judge.size()));
+    fs::create_directories(shared);
+    const Outcome o = run_under("SHARED='" + shared.string() + "'",
+                                "--suite torchbench --data t.txt --backend directory --ops-directory k --device cpu "
+                                "--num-workers 2 --log-dir out" + std::to_string(judge.size()) +
+                                " --sandbox-writable '" + shared.string() + "'" + judge);
+    ASSERT_EQ(o.exit_code, 0) << judge << "\n" << o.err;
+    const fs::path out = dir_ / ("out" + std::to_string(judge.size()));
+    for (const auto& r : read_json(out / "full_results.json")) {
+      const bool passed = r["test_type"] == "correctness" ? r["is_correct"].get<bool>() : r["successfully_ran"].get<bool>();
+      EXPECT_TRUE(passed) << judge << "\n" << r.dump();
+    }
+    const auto split = read_json(out / "run_info.json")["environment"]["time_split"];
+    EXPECT_GT(split.value("compiling_s", 0.0), 0.0) << judge << "\n" << split.dump();
+    EXPECT_TRUE(has(o.out, "compiling ")) << judge << "\n" << o.out;
+  }
+}
+
 TEST_F(CliPython, AFailingKernelFailsItsOperatorWithThePythonTraceback) {
   write("k/relu/relu_implementation_1.py", read_file(kPythonExamples / "relu" / "relu_implementation_1.py"));
   write("k/neg/neg_implementation_1.py", "def neg_kernel_impl(x):\n    raise ValueError('neg is not written yet')\n");
