@@ -7,8 +7,10 @@ build or several side by side (before and after a change, on one machine):
                      the share of speedups within 1% and 3% of 1, per timing mode
   wall per input     that pass's wall time per input, correctness and timing
   whole set          the torchbench suite over --data, ATen against ATen with
-                     every check (--no-baseline-cache): tests per second and the
-                     run's time split
+                     every check (--no-baseline-cache): tests per second, the
+                     run's time split, and the share of its speedups within 1%
+                     and 3% of 1 per timing mode (the path users' runs take:
+                     the judge, the sandbox, every audit)
   kernel folder      the torchbench suite on a folder of kernels (--kernels;
                      Triton's on CUDA), its operators only: tests judged per
                      second on a first run (Triton's cache and the
@@ -64,13 +66,26 @@ def steadiness(binary, work, opts, flags):
     return {"modes": {mode: groups[key] for mode, key in MODES.items()}, "wall_ms_per_input": passed["wall_ms_per_test"]}
 
 
+def within_shares(speedups):
+    """n, and the shares of `speedups` within 1% and 3% of 1."""
+    n = len(speedups)
+    return {"n": n, "within_1pct": sum(abs(s - 1) <= 0.01 for s in speedups) / n if n else 0.0,
+            "within_3pct": sum(abs(s - 1) <= 0.03 for s in speedups) / n if n else 0.0}
+
+
 def suite_run(binary, work, name, args, env=None):
-    """The run's time split, with `judged`: the tests that judged a kernel (none skipped for want of one)."""
+    """The run's time split, with `judged`: the tests that judged a kernel (none skipped for want of one), and
+    `modes`: the shares of its timed speedups within 1% and 3%, per timing mode (bench-timing's groups)."""
     folder = os.path.join(work, name)
     run(binary, ["--suite", "torchbench", "--no-baseline-cache", "--log-dir", folder] + args, env=env,
         log=os.path.join(work, "stderr.txt"))
     split = json.load(open(os.path.join(folder, "run_info.json")))["environment"]["time_split"]
-    split["judged"] = len(json.load(open(os.path.join(folder, "full_results.json"))))
+    results = json.load(open(os.path.join(folder, "full_results.json")))
+    split["judged"] = len(results)
+    timed = [r for r in results if r["test_type"] == "performance" and r.get("successfully_ran") and r.get("speedup")]
+    split["modes"] = {key: within_shares([r["speedup"] for r in timed
+                                          if key == "all" or r.get("timing_mode", "") + "_mode" == key])
+                      for key in MODES.values()}
     return split
 
 
@@ -128,6 +143,12 @@ def table(figures):
         row("whole set, tests/s", lambda f: f"{f['whole set']['tests_per_s']:.1f} ({f['whole set']['tests']} tests in "
                                             f"{f['whole set']['wall_s']:.1f} s)")
         row("whole set, time split", lambda f: split_text(f["whole set"]))
+        for mode, key in MODES.items():
+            def steady_run(f, key=key):
+                m = f["whole set"]["modes"][key]
+                return f"{percent(m['within_1pct'])} / {percent(m['within_3pct'])} of {m['n']}" if m["n"] else "-"
+            if any(figures[n]["whole set"]["modes"][key]["n"] for n in names):
+                row(f"whole set within 1% / 3%, {mode}", steady_run)
     if "kernel folder" in measured:
         for run_name in ("first run", "warm cache"):
             def folder_rate(f, r=run_name):

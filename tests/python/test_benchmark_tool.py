@@ -38,11 +38,12 @@ def test_two_builds_side_by_side_on_the_cpu(tmp_path):
     lines = done.stdout.splitlines()
     assert lines[0].split() == ["before", "after"]
     for label in ("ATen vs ATen within 1% / 3%, all", "wall time per input", "whole set, tests/s",
-                  "whole set, time split", "kernel folder, first run, tests/s", "kernel folder, warm cache, tests/s"):
+                  "whole set, time split", "whole set within 1% / 3%, all", "kernel folder, first run, tests/s", "kernel folder, warm cache, tests/s"):
         assert any(line.startswith(label) for line in lines), (label, done.stdout)
     figures = saved["figures"]
     for build in ("before", "after"):
         assert figures[build]["whole set"]["tests"] == 4
+        assert figures[build]["whole set"]["modes"]["all"]["n"] == 2  # relu's and add's performance tests
         assert figures[build]["steadiness"]["modes"]["all"]["n"] == 2
         # relu and add.Tensor have kernels there: a correctness and a performance test each.
         assert figures[build]["kernel folder"]["first run"]["judged"] == 4
