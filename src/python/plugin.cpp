@@ -42,7 +42,7 @@ void tell_compiling(bool begins) {
   compile_listener()(begins);
 }
 
-// Has the Triton that `module` (just imported) brought in tell the engine when it compiles.
+// Has Triton, where a kernel file or FlagGems just brought it in, tell the engine when it compiles.
 void watch_triton_compiles() {
   py::module_::import("_backendbench_kernel_support").attr("watch_triton_compiles")(py::cpp_function(&tell_compiling));
 }

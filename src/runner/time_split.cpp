@@ -20,7 +20,8 @@ double& PhaseTimes::of(Phase phase) {
 }
 
 double PhaseTimes::total_ms() const {
-  return setup_ms + reference_ms + candidate_ms + compiling_ms + compare_ms + crossing_ms + timing_ms + waiting_ms + io_ms;
+  return setup_ms + reference_ms + candidate_ms + compiling_ms + compare_ms + crossing_ms + timing_ms + waiting_ms +
+         io_ms;
 }
 
 PhaseTimes& PhaseTimes::operator+=(const PhaseTimes& o) {

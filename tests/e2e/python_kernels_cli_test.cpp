@@ -252,7 +252,8 @@ def add__Tensor_kernel_impl(a, b):
     ASSERT_EQ(o.exit_code, 0) << judge << "\n" << o.err;
     const fs::path out = dir_ / ("out" + std::to_string(judge.size()));
     for (const auto& r : read_json(out / "full_results.json")) {
-      const bool passed = r["test_type"] == "correctness" ? r["is_correct"].get<bool>() : r["successfully_ran"].get<bool>();
+      const bool passed =
+          r["test_type"] == "correctness" ? r["is_correct"].get<bool>() : r["successfully_ran"].get<bool>();
       EXPECT_TRUE(passed) << judge << "\n" << r.dump();
     }
     const auto split = read_json(out / "run_info.json")["environment"]["time_split"];
