@@ -36,8 +36,13 @@ std::function<void(bool)>& compile_listener() {
   return listener;
 }
 
+// Whether this thread told the engine a compile began and not yet that it ended: a kernel's call that compiled
+// nothing tells nothing (releasing the GIL would cost every timed call of a Python kernel).
+thread_local bool t_compiling = false;
+
 void tell_compiling(bool begins) {
-  if (!compile_listener()) return;
+  if (!compile_listener() || begins == t_compiling) return;
+  t_compiling = begins;
   py::gil_scoped_release released;
   compile_listener()(begins);
 }
