@@ -125,7 +125,6 @@ std::optional<Json> KernelProcess::answer(size_t request) {
   // waits until this process holds the device alone for it, the kernel's work after a compile until it holds the
   // device again (a compile lets it go: workers/worker_loop.cpp).
   std::optional<runner::PhaseScope> mirrored;
-  std::optional<runner::Phase> mirrored_phase;
   util::Laps laps;
   try {
     while (true) {
@@ -144,10 +143,9 @@ std::optional<Json> KernelProcess::answer(size_t request) {
       if (type != "phase") return answer;
       const auto phase = results::phase_from_name(answer.value("phase", ""));
       if (!phase) throw std::runtime_error("a phase of no name it knows");
-      const bool after_compile = mirrored_phase == runner::Phase::compiling;
+      const bool after_compile = runner::current_phase() == runner::Phase::compiling;  // the one mirrored last
       mirrored.reset();
       mirrored.emplace(*phase);
-      mirrored_phase = *phase;
       if (*phase == runner::Phase::timing || after_compile) send_frame(Json{{"type", "go"}}.dump());
     }
   } catch (const std::exception& e) {
