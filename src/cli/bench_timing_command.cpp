@@ -29,6 +29,7 @@ timing::TimingOptions timing_options(const BenchTimingOptions& o) {
   if (v.kernel_floor_us) t.kernel_floor_ms = *v.kernel_floor_us / 1000.0;
   if (v.stopping) t.stopping = *timing::stopping_rule_from_name(*v.stopping);
   if (v.estimate) t.estimate = *timing::estimate_from_name(*v.estimate);
+  if (v.speedup) t.speedup = *timing::speedup_estimate_from_name(*v.speedup);
   t.dispatch_l2_flush = v.dispatch_l2_flush;
   t.cupti = !v.no_cupti;
   t.cuda_graphs = o.cuda_graphs;

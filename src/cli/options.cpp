@@ -245,13 +245,18 @@ void add_bench_timing_options(CLI::App& cmd, BenchTimingOptions& o) {
                  "Below this kernel time a call is timed dispatch-inclusive" + engine_default)
       ->transform(kAmount0);
   cmd.add_option("--stopping", t.stopping,
-                 "When sampling stops: median-ci (the 95% interval of a side's time within --target-ci), stdrel "
-                 "(nvbench's relative standard deviation) or fixed (--max-samples or the budget)" + engine_default)
+                 "When sampling stops: median-ci (the 95% interval of the speedup, or of a side's time, within "
+                 "--target-ci), stdrel (nvbench's relative standard deviation) or fixed (--max-samples or the budget)" +
+                     engine_default)
       ->check(CLI::IsMember({"median-ci", "stdrel", "fixed"}));
   cmd.add_option("--estimate", t.estimate,
                  "A side's time: median, or faster-half-mean (the mean of its faster half of samples, blind to the "
                  "slow tail host noise adds)" + engine_default)
       ->check(CLI::IsMember({"median", "faster-half-mean"}));
+  cmd.add_option("--speedup", t.speedup,
+                 "The speedup: paired (from the samples drawn one after the other, in pairs, where drift cancels) or "
+                 "sides (the ratio of the two sides' times)" + engine_default)
+      ->check(CLI::IsMember({"paired", "sides"}));
   cmd.add_flag("--dispatch-l2-flush", t.dispatch_l2_flush,
                "Flush the L2 before dispatch-mode samples too (default: only before kernel-mode samples)");
   cmd.add_flag("--no-cupti", t.no_cupti,

@@ -118,6 +118,7 @@ struct TimingOverrides {
   std::optional<double> kernel_floor_us;
   std::optional<std::string> stopping;  // a timing::StoppingRule name
   std::optional<std::string> estimate;  // a timing::Estimate name
+  std::optional<std::string> speedup;   // a timing::SpeedupEstimate name
   bool dispatch_l2_flush = false;
   bool no_cupti = false;
 };

@@ -202,7 +202,7 @@ BaselineKey BaselineStore::key(const std::string& op_name, const std::string& ar
   const bool by_records = device.is_cuda() && o.cupti && gpu_activity_unavailable(device).empty();
   const std::string settings = "seed=" + std::to_string(seed) + ";batch=" + std::to_string(o.batch) +
                                ";budget=" + std::to_string(o.budget_ms) + ";stop=" + to_string(o.stopping) +
-                               ";estimate=" + to_string(o.estimate) +
+                               ";estimate=" + to_string(o.estimate) + ";speedup=" + to_string(o.speedup) +
                                ";ci=" + std::to_string(o.target_relative_ci) + ";flush=" + std::to_string(o.flush_l2) +
                                ";flush_method=" + to_string(o.l2_flush_method) +
                                ";flush_multiple=" + std::to_string(o.l2_flush_multiple) +

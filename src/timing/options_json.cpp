@@ -12,6 +12,7 @@ nlohmann::ordered_json to_json(const TimingOptions& o) {
           {"budget_ms", o.budget_ms},
           {"stopping", to_string(o.stopping)},
           {"estimate", to_string(o.estimate)},
+          {"speedup", to_string(o.speedup)},
           {"target_relative_ci", o.target_relative_ci},
           {"flush_l2", o.flush_l2},
           {"hold_stream", o.hold_stream},
@@ -34,6 +35,9 @@ TimingOptions timing_options_from_json(const nlohmann::ordered_json& t) {
   const std::string estimate_name = t.at("estimate").get<std::string>();
   const auto estimate = estimate_from_name(estimate_name);
   if (!estimate) throw std::invalid_argument("timing settings: unknown estimate '" + estimate_name + "'");
+  const std::string speedup_name = t.at("speedup").get<std::string>();
+  const auto speedup = speedup_estimate_from_name(speedup_name);
+  if (!speedup) throw std::invalid_argument("timing settings: unknown speedup estimate '" + speedup_name + "'");
   return {.warmup = t.at("warmup").get<size_t>(),
           .min_samples = t.at("min_samples").get<size_t>(),
           .max_samples = t.at("max_samples").get<size_t>(),
@@ -41,6 +45,7 @@ TimingOptions timing_options_from_json(const nlohmann::ordered_json& t) {
           .budget_ms = t.at("budget_ms").get<double>(),
           .stopping = *stopping,
           .estimate = *estimate,
+          .speedup = *speedup,
           .target_relative_ci = t.at("target_relative_ci").get<double>(),
           .flush_l2 = t.at("flush_l2").get<bool>(),
           .hold_stream = t.at("hold_stream").get<bool>(),

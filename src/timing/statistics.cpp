@@ -90,4 +90,44 @@ SampleStats summarize(std::vector<double> samples, Estimate estimate) {
   return s;
 }
 
+std::string to_string(SpeedupEstimate estimate) { return estimate == SpeedupEstimate::paired ? "paired" : "sides"; }
+
+std::optional<SpeedupEstimate> speedup_estimate_from_name(std::string_view name) {
+  for (SpeedupEstimate e : {SpeedupEstimate::paired, SpeedupEstimate::sides}) {
+    if (to_string(e) == name) return e;
+  }
+  return std::nullopt;
+}
+
+std::optional<RatioEstimate> paired_ratio(std::span<const double> a, std::span<const double> b) {
+  const size_t n = std::min(a.size(), b.size());
+  if (n == 0) return std::nullopt;
+  std::vector<double> logs(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (!(a[i] > 0) || !(b[i] > 0)) return std::nullopt;
+    logs[i] = std::log(a[i] / b[i]);
+  }
+  std::sort(logs.begin(), logs.end());
+  const size_t trimmed = n / 4;  // from each end
+  const size_t kept = n - 2 * trimmed;
+  double sum = 0.0;
+  for (size_t i = trimmed; i < n - trimmed; ++i) sum += logs[i];
+  const double mean = sum / static_cast<double>(kept);
+  double half = 0.0;
+  if (n > 1) {
+    // The winsorized samples: the trimmed ones set to the nearest kept one.
+    const double lo = logs[trimmed], hi = logs[n - 1 - trimmed];
+    double w_sum = 0.0, w_sq = 0.0;
+    for (double x : logs) {
+      const double w = std::clamp(x, lo, hi);
+      w_sum += w;
+      w_sq += w * w;
+    }
+    const double nd = static_cast<double>(n);
+    const double w_var = std::max(0.0, (w_sq - w_sum * w_sum / nd) / (nd - 1.0));
+    half = 1.96 * std::sqrt(w_var) / (static_cast<double>(kept) / nd * std::sqrt(nd));
+  }
+  return RatioEstimate{.ratio = std::exp(mean), .low = std::exp(mean - half), .high = std::exp(mean + half)};
+}
+
 }  // namespace backendbench::timing

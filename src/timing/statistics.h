@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,5 +34,29 @@ struct SampleStats {
 };
 
 SampleStats summarize(std::vector<double> samples, Estimate estimate = Estimate::median);
+
+// How a timing of two sides takes the ratio of their times (the speedup).
+enum class SpeedupEstimate {
+  // From the samples in pairs: a[i] and b[i] are drawn one right after the other, so the drift both see (the
+  // host's state, clocks) cancels in each pair's ratio, and which side ran first is nobody's advantage once
+  // each leads half the pairs. The interquartile mean of the pairs' log ratios (the default).
+  paired,
+  sides,  // each side's estimate apart, then their ratio
+};
+std::string to_string(SpeedupEstimate estimate);  // "paired", "sides"
+std::optional<SpeedupEstimate> speedup_estimate_from_name(std::string_view name);
+
+// The ratio of `a`'s times to `b`'s and its 95% confidence interval.
+struct RatioEstimate {
+  double ratio = 0.0, low = 0.0, high = 0.0;
+  double relative_half_width() const { return ratio > 0 ? (high - low) / (2.0 * ratio) : 0.0; }
+};
+
+// SpeedupEstimate::paired over the first min(|a|, |b|) pairs: exp of the mean of the middle half of
+// log(a[i] / b[i]), with the interval of that trimmed mean (Tukey and McLaughlin: the winsorized deviation over
+// (1 - 2 g) sqrt(n), 1.96 of it either way). The trimming drops preempted calls, as a median would, and a
+// candidate quick on fewer than a quarter of its calls moves it no more than it moves a median. Nothing when
+// there are no pairs or a sample is not positive (a call whose work no record showed).
+std::optional<RatioEstimate> paired_ratio(std::span<const double> a, std::span<const double> b);
 
 }  // namespace backendbench::timing

@@ -317,7 +317,18 @@ constexpr size_t kProbeSamples = 8;
 // back, which synchronizes) refuses one held batch, a call that synchronizes refuses every one.
 constexpr int kKernelModeAttempts = 2;
 
-// Samples `sides` in turns until each one's time is pinned down, `max_samples`
+// Whether the samples pin down what the timing reports: with the median-ci rule, a pair's speedup taken from its
+// pairs, within +-target (what makes a verdict, and tighter than the two sides' intervals, since drift both see
+// cancels in it); otherwise each side's time by its own criterion.
+bool pinned_down(std::span<Side* const> sides, const TimingOptions& o) {
+  if (sides.size() == 2 && o.speedup == SpeedupEstimate::paired && o.stopping == StoppingRule::median_ci) {
+    const auto ratio = paired_ratio(sides[0]->samples, sides[1]->samples);
+    if (ratio) return ratio->relative_half_width() <= o.target_relative_ci;
+  }
+  return std::ranges::all_of(sides, [&](const Side* s) { return s->converged(o); });
+}
+
+// Samples `sides` in turns until what they report is pinned down, `max_samples`
 // are drawn or their budget since `start` is spent. False, with the samples
 // cleared, when a held batch could not be timed by its records (Sampler::sample).
 bool sample_until_done(Sampler& sampler, std::span<Side* const> sides, bool hold, const TimingOptions& o,
@@ -330,7 +341,7 @@ bool sample_until_done(Sampler& sampler, std::span<Side* const> sides, bool hold
       return false;
     }
     const bool enough = all([&](const Side& s) { return s.samples.size() >= o.min_samples; });
-    if (enough && (all([&](const Side& s) { return s.converged(o); }) || ms_since(start) >= budget_ms)) break;
+    if (enough && (pinned_down(sides, o) || ms_since(start) >= budget_ms)) break;
   }
   return true;
 }
@@ -430,8 +441,14 @@ PairedTiming time_pair(c10::Device device, const Fn& reference, const Fn& candid
     sampler.warm_up(b, o.warmup);
     Side* const both[] = {&a, &b};
     const TimingMode mode = mode_of(device, sample_in_turns(sampler, device, both, o));
+    const auto ratio = o.speedup == SpeedupEstimate::paired ? paired_ratio(a.samples, b.samples) : std::nullopt;
     paired = pair_of({summarize(std::move(a.samples), o.estimate), mode, a.stray_work},
                      {summarize(std::move(b.samples), o.estimate), mode, b.stray_work});
+    if (ratio && paired.candidate.median_ms() > 0) {
+      paired.speedup = ratio->ratio;
+      paired.speedup_low = ratio->low;
+      paired.speedup_high = ratio->high;
+    }
   }
   if (o.cuda_graphs) {
     const double per_call_ms = std::min(paired.reference.median_ms(), paired.candidate.median_ms());

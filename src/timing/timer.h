@@ -17,10 +17,12 @@
 //
 // Sampling is adaptive: at least `min_samples`, at most `max_samples`, and in
 // between a stopping criterion (timing/stopping.h; by default the 95%
-// confidence interval of the median within `target_relative_ci` of it) or the
-// time budget ends it. Reference and candidate are sampled in turns, call by
-// call within each batch (A B A B ...), so that drift in clocks, temperature
-// or the host's state reaches both alike and cancels in the ratio.
+// confidence interval of the median within `target_relative_ci` of it; for a
+// pair, that of the speedup within +-`target_relative_ci`) or the time budget
+// ends it. Reference and candidate are sampled in turns, call by call within
+// each batch (A B A B ...), so that drift in clocks, temperature or the host's
+// state reaches both alike, and the speedup is taken from those pairs
+// (SpeedupEstimate::paired), in whose ratios it cancels.
 // On the CPU the same statistics come from a steady clock.
 //
 // With `cuda_graphs`, time_pair also captures each side's call into a CUDA
@@ -58,6 +60,7 @@ struct TimingOptions {
   double budget_ms = 6.0;          // per timing: stop sampling after this much wall time
   StoppingRule stopping = StoppingRule::median_ci;
   Estimate estimate = Estimate::median;  // what a side's time is taken to be (its median by default)
+  SpeedupEstimate speedup = SpeedupEstimate::paired;  // how time_pair takes the ratio of the sides' times
   double target_relative_ci = 0.005;  // the stopping criterion's target
   bool flush_l2 = true;            // GPU: a cold L2 before each sample
   bool hold_stream = true;         // GPU: hold the stream while a batch is queued
@@ -108,8 +111,8 @@ struct GraphTiming {
 
 struct PairedTiming {
   Timing reference, candidate;
-  double speedup = 0.0;                            // reference median / candidate median
-  double speedup_low = 0.0, speedup_high = 0.0;    // from the medians' confidence intervals
+  double speedup = 0.0;                            // reference over candidate (TimingOptions::speedup)
+  double speedup_low = 0.0, speedup_high = 0.0;    // its 95% confidence interval
   // With TimingOptions::cuda_graphs only.
   std::optional<GraphTiming> reference_graph, candidate_graph;
   std::optional<double> graph_speedup;  // when both sides were captured

@@ -59,7 +59,8 @@ TEST(Timer, SynchronizeOnCpuIsANoOp) { EXPECT_NO_THROW(synchronize(kCpu)); }
 
 // Reference and candidate are sampled in turns call by call within each batch
 // (A B A B), the side that leads changing from batch to batch, and the speedup
-// is the ratio of their medians, bracketed by its confidence interval.
+// is taken from those pairs (or, asked for, from the two medians), bracketed by
+// its confidence interval.
 TEST(TimePair, AlternatesAndMeasuresTheRatio) {
   std::string order;
   auto busy = [](std::chrono::microseconds d) {
@@ -69,27 +70,32 @@ TEST(TimePair, AlternatesAndMeasuresTheRatio) {
   };
   const TimingOptions options{.warmup = 0, .min_samples = 12, .max_samples = 12, .batch = 3, .budget_ms = 1e9,
                               .target_relative_ci = 0.0};
-  const auto time_once = [&] {
+  const auto time_once = [&](SpeedupEstimate estimate) {
     order.clear();
+    TimingOptions o = options;
+    o.speedup = estimate;
     return time_pair(
         kCpu, [&] { order += 'A'; busy(std::chrono::microseconds(400)); },
-        [&] { order += 'B'; busy(std::chrono::microseconds(200)); }, options);
+        [&] { order += 'B'; busy(std::chrono::microseconds(200)); }, o);
   };
   // A loaded machine can preempt a busy wait in most samples of one timing (its medians then say so): a few
   // timings, of which one on a quiet moment measures the ratio. What holds on every timing is checked on each.
   std::vector<double> speedups;
-  for (int attempt = 0; attempt < 5; ++attempt) {
-    const PairedTiming t = time_once();
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    const SpeedupEstimate estimate = attempt % 2 == 0 ? SpeedupEstimate::paired : SpeedupEstimate::sides;
+    const PairedTiming t = time_once(estimate);
     EXPECT_EQ(order, "ABABAB" "BABABA" "ABABAB" "BABABA");
     EXPECT_EQ(t.reference.stats.samples, 12u);
     EXPECT_EQ(t.candidate.stats.samples, 12u);
     EXPECT_GE(t.reference.stats.min, 0.4) << "a sample is the whole call";
     EXPECT_GE(t.candidate.stats.min, 0.2) << "a sample is the whole call";
-    EXPECT_DOUBLE_EQ(t.speedup, t.reference.median_ms() / t.candidate.median_ms());
+    if (estimate == SpeedupEstimate::sides) {
+      EXPECT_DOUBLE_EQ(t.speedup, t.reference.median_ms() / t.candidate.median_ms());
+    }
     EXPECT_LE(t.speedup_low, t.speedup);
     EXPECT_GE(t.speedup_high, t.speedup);
     speedups.push_back(t.speedup);
-    if (std::abs(t.speedup - 2.0) <= 0.3) break;
+    if (std::abs(t.speedup - 2.0) <= 0.3 && estimate == SpeedupEstimate::sides) break;
   }
   EXPECT_NEAR(speedups.back(), 2.0, 0.3) << "no timing of " << speedups.size() << " measured the ratio";
 }
@@ -119,12 +125,15 @@ TEST(TimePair, HooksRunAroundEachCallOutsideTheSamples) {
   EXPECT_LT(t.candidate.stats.min, 2.0) << "the hooks' 2 ms sleeps are not timed";
 }
 
-TEST(TimePair, StopsWhenBothMediansArePinnedDown) {
-  const TimingOptions options{.warmup = 1, .min_samples = 10, .max_samples = 500, .budget_ms = 1e9,
-                              .target_relative_ci = 0.5};  // a loose target: met right away
-  const PairedTiming t = time_pair(kCpu, [] {}, [] {}, options);
-  EXPECT_LT(t.reference.stats.samples, 500u);
-  EXPECT_GE(t.reference.stats.samples, 10u);
+// With either estimate of the speedup, a timing stops once what it reports is pinned down.
+TEST(TimePair, StopsOnceTheSpeedupOrBothMediansArePinnedDown) {
+  for (SpeedupEstimate estimate : {SpeedupEstimate::paired, SpeedupEstimate::sides}) {
+    const TimingOptions options{.warmup = 1, .min_samples = 10, .max_samples = 500, .budget_ms = 1e9,
+                                .speedup = estimate, .target_relative_ci = 0.5};  // a loose target: met right away
+    const PairedTiming t = time_pair(kCpu, [] {}, [] {}, options);
+    EXPECT_LT(t.reference.stats.samples, 500u) << to_string(estimate);
+    EXPECT_GE(t.reference.stats.samples, 10u) << to_string(estimate);
+  }
 }
 
 // Graph timing needs CUDA: on the CPU both sides say so and have no times,
@@ -231,6 +240,65 @@ TEST(Statistics, AFewQuickCallsMoveTheFasterHalfsMeanButHardlyTheMedian) {
   const SampleStats honest_side = summarize(std::vector<double>(800, 10.03));
   EXPECT_GT(honest_side.median / summarize(xs, Estimate::faster_half_mean).median, 1.3);
   EXPECT_LT(honest_side.median / summarize(xs).median, 1.01);
+}
+
+// Drift both sides of a pair see (here +-30%, pair by pair) cancels in the paired ratio, which the two sides'
+// medians, each spread by it, cannot tell so closely; so does which side ran first, each leading half the pairs.
+TEST(Statistics, ThePairedRatioCancelsDriftBothSidesSee) {
+  std::vector<double> a, b;
+  for (int i = 0; i < 64; ++i) {
+    const double drift = 1.0 + 0.3 * std::sin(i * 0.7);
+    const double second = (i / 8) % 2 == 0 ? 1.05 : 1.0;  // the second call of a pair runs 5% slower
+    a.push_back(2.0 * drift * ((i / 8) % 2 == 0 ? 1.0 : 1.05));
+    b.push_back(drift * second);
+  }
+  const auto ratio = paired_ratio(a, b);
+  ASSERT_TRUE(ratio);
+  EXPECT_NEAR(ratio->ratio, 2.0, 0.002);
+  EXPECT_LE(ratio->low, ratio->ratio);
+  EXPECT_GE(ratio->high, ratio->ratio);
+  EXPECT_LT(ratio->relative_half_width(), 0.03);
+  const SampleStats sa = summarize(a), sb = summarize(b);
+  EXPECT_GT((sa.median_high / sb.median_low) / (sa.median_low / sb.median_high), 1.2)
+      << "the medians' intervals hold the drift";
+}
+
+TEST(Statistics, ThePairedRatiosIntervalNarrowsWithMorePairs) {
+  std::mt19937 rng(7);
+  std::lognormal_distribution<double> noise(0.0, 0.05);
+  const auto pairs = [&](size_t n) {
+    std::vector<double> a, b;
+    for (size_t i = 0; i < n; ++i) {
+      a.push_back(3.0 * noise(rng));
+      b.push_back(2.0 * noise(rng));
+    }
+    return *paired_ratio(a, b);
+  };
+  const RatioEstimate few = pairs(32), many = pairs(2048);
+  EXPECT_GT(few.relative_half_width(), 2.0 * many.relative_half_width());
+  EXPECT_LE(many.low, 1.5);
+  EXPECT_GE(many.high, 1.5);
+  EXPECT_NEAR(many.ratio, 1.5, 0.01);
+}
+
+// A candidate quick on 1 call in 8 (it skips its work) moves the paired ratio as little as it moves a median: its
+// quick pairs are among the quarter trimmed.
+TEST(Statistics, AFewQuickCallsHardlyMoveThePairedRatio) {
+  std::vector<double> reference(800, 10.03), candidate;
+  for (int i = 0; i < 800; ++i) candidate.push_back(i % 8 == 0 ? 0.5 : 10.0 + 0.01 * (i % 7));
+  EXPECT_LT(paired_ratio(reference, candidate)->ratio, 1.01);
+}
+
+TEST(Statistics, NoPairedRatioWithoutPairsOrWithASampleOfNoTime) {
+  EXPECT_FALSE(paired_ratio({}, {}));
+  const std::vector<double> a{1.0, 2.0, 3.0}, b{1.0, 0.0, 3.0};
+  EXPECT_FALSE(paired_ratio(a, b));
+  const auto one = paired_ratio(std::vector<double>{4.0}, std::vector<double>{2.0});
+  ASSERT_TRUE(one);
+  EXPECT_DOUBLE_EQ(one->ratio, 2.0);
+  EXPECT_EQ(to_string(SpeedupEstimate::paired), "paired");
+  EXPECT_EQ(speedup_estimate_from_name("sides"), SpeedupEstimate::sides);
+  EXPECT_FALSE(speedup_estimate_from_name("mean"));
 }
 
 TEST(Timer, TheEstimateAskedForIsTheTimingsTime) {
