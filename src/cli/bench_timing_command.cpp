@@ -33,6 +33,7 @@ timing::TimingOptions timing_options(const BenchTimingOptions& o) {
   t.dispatch_l2_flush = v.dispatch_l2_flush;
   t.cupti = !v.no_cupti;
   t.cuda_graphs = o.cuda_graphs;
+  t.keep_samples = o.timing_samples;
   if (t.min_samples > t.max_samples) {
     throw UsageError{"--min-samples " + std::to_string(t.min_samples) + " exceeds the maximum of " +
                      std::to_string(t.max_samples) + " samples (--max-samples)"};

@@ -162,6 +162,9 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_flag("--cuda-graphs", o.cuda_graphs,
                "Also time both sides replayed from CUDA graphs (kernel-only time): reference_graph_time_ms, "
                "benchmark_graph_time_ms and graph_speedup in full_results.json; CUDA only");
+  cmd.add_flag("--timing-samples", o.timing_samples,
+               "Keep every timing sample: reference_samples_ms and benchmark_samples_ms in full_results.json, in the "
+               "order drawn (the i-th of each side one right after the other)");
   cmd.add_option("--ops-directory", o.ops_directory,
                  "directory backend: a folder of <op>/<op>_implementation*.py|.cpp|.cu (or <op>/<op>.py|.cpp|.cu) "
                  "kernels; Python files may be Triton")
@@ -262,6 +265,9 @@ void add_bench_timing_options(CLI::App& cmd, BenchTimingOptions& o) {
   cmd.add_flag("--no-cupti", t.no_cupti,
                "Time kernel mode with CUDA events on the current stream instead of CUPTI's activity records");
   cmd.add_flag("--cuda-graphs", o.cuda_graphs, "Also time both sides replayed from CUDA graphs (kernel-only time)");
+  cmd.add_flag("--timing-samples", o.timing_samples,
+               "Keep every timing sample in --out's rows (reference_samples_ms, benchmark_samples_ms, in the order "
+               "drawn)");
   cmd.add_flag("--cold-only", o.cold_only, "Run only the first pass (baseline cache cold)");
   cmd.add_option("--profile-input", o.profile_input,
                  "For Nsight Compute: run input K's ATen call --profile-calls times between cudaProfilerStart and "

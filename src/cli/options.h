@@ -69,6 +69,7 @@ struct RunOptions {
   bool baseline_cache = false;         // reuse cached references on the CPU too
   std::string shard;                   // "i/N": run only shard i of N ("" = all); see suite/shard.h
   bool cuda_graphs = false;            // also time both sides replayed from CUDA graphs
+  bool timing_samples = false;         // every timing sample in full_results.json
   std::string ops_directory = "generated_kernels";  // directory backend
   std::string kernels_dir;                          // pregenerated backend
   LlmOptions llm;  // --backend llm, llm-relay, kernel_agent
@@ -132,6 +133,7 @@ struct BenchTimingOptions {
   std::string log_level = "WARNING";
   TimingOverrides timing;
   bool cuda_graphs = false;
+  bool timing_samples = false;  // every timing sample in --out's rows
   bool cold_only = false;  // skip the second pass (baseline cache warm)
   std::optional<size_t> profile_input;  // time this input under a profiler instead
   size_t profile_calls = 5;

@@ -32,6 +32,7 @@ session::RunRequest request_of(const RunOptions& o, const std::string& command_l
   if (o.no_baseline_cache) r.baseline_cache = false;
   if (o.baseline_cache) r.baseline_cache = true;
   r.cuda_graphs = o.cuda_graphs;
+  r.timing_samples = o.timing_samples;
   if (!o.shard.empty()) r.shard = suite::parse_shard(o.shard);
   if (o.num_workers) r.workers.count = static_cast<size_t>(*o.num_workers);
   r.workers.per_device = o.workers_per_gpu;

@@ -72,7 +72,7 @@ struct Roofline {
 struct PerformanceResult {
   std::string op_name;
   std::string args;
-  std::optional<double> speedup;            // reference_time / benchmark_time; absent if it failed
+  std::optional<double> speedup;            // ATen's time over the candidate's (from paired samples); absent if it failed
   std::optional<double> benchmark_time_ms;  // candidate
   std::optional<double> reference_time_ms;  // ATen
   std::string error_msg;
@@ -80,8 +80,10 @@ struct PerformanceResult {
   // Beyond BackendBench's fields: what failed (results/error_types.h), empty when it ran.
   std::string error_type;
   // How far to trust the speedup.
-  std::optional<double> speedup_ci_low, speedup_ci_high;  // from the medians' 95% confidence intervals
+  std::optional<double> speedup_ci_low, speedup_ci_high;  // the speedup's 95% confidence interval
   size_t reference_samples = 0, benchmark_samples = 0;
+  // With --timing-samples: every sample of each side (ms), in the order drawn; empty otherwise.
+  std::vector<double> reference_samples_ms, benchmark_samples_ms;
   std::optional<TimingMode> timing_mode;  // absent when the test was not timed
   std::optional<double> relative_runtime_to_kernel_launch;  // reference time over the run's launch floor
   std::optional<bool> is_overhead_dominated_op;            // relative_runtime_to_kernel_launch < 1.3

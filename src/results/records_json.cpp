@@ -67,6 +67,8 @@ Json to_json(const PerformanceResult& r) {
   j["speedup_ci_high"] = number_or_null(r.speedup_ci_high);
   j["reference_samples"] = r.reference_samples;
   j["benchmark_samples"] = r.benchmark_samples;
+  if (!r.reference_samples_ms.empty()) j["reference_samples_ms"] = r.reference_samples_ms;
+  if (!r.benchmark_samples_ms.empty()) j["benchmark_samples_ms"] = r.benchmark_samples_ms;
   j["timing_mode"] = r.timing_mode ? to_string(*r.timing_mode) : "";
   j["relative_runtime_to_kernel_launch"] = number_or_null(r.relative_runtime_to_kernel_launch);
   j["is_overhead_dominated_op"] =
@@ -125,6 +127,8 @@ PerformanceResult performance_from_json(const Json& j) {
           .speedup_ci_high = optional_field<double>(j, "speedup_ci_high"),
           .reference_samples = value_or<size_t>(j, "reference_samples", 0),
           .benchmark_samples = value_or<size_t>(j, "benchmark_samples", 0),
+          .reference_samples_ms = value_or<std::vector<double>>(j, "reference_samples_ms", {}),
+          .benchmark_samples_ms = value_or<std::vector<double>>(j, "benchmark_samples_ms", {}),
           .timing_mode = parse_timing_mode(value_or<std::string>(j, "timing_mode", "")),
           .relative_runtime_to_kernel_launch = optional_field<double>(j, "relative_runtime_to_kernel_launch"),
           .is_overhead_dominated_op = optional_field<bool>(j, "is_overhead_dominated_op")};

@@ -57,7 +57,8 @@ class Frozen {
 // its interval undone from the speedup's (timing::pair_of).
 timing::Timing reported_candidate(const results::PerformanceResult& r, const timing::Timing& reference) {
   timing::Timing c{.stats = {.samples = r.benchmark_samples, .median = r.benchmark_time_ms.value_or(0.0)},
-                   .mode = r.timing_mode.value_or(reference.mode)};
+                   .mode = r.timing_mode.value_or(reference.mode),
+                   .samples = r.benchmark_samples_ms};
   if (r.speedup_ci_low.value_or(0.0) > 0) c.stats.median_high = reference.stats.median_low / *r.speedup_ci_low;
   if (r.speedup_ci_high.value_or(0.0) > 0) c.stats.median_low = reference.stats.median_high / *r.speedup_ci_high;
   return c;
@@ -447,6 +448,8 @@ void OperatorRun::record_times(results::PerformanceResult& r, const timing::Pair
   r.benchmark_time_ms = t.candidate.median_ms();
   r.reference_samples = t.reference.stats.samples;
   r.benchmark_samples = t.candidate.stats.samples;
+  r.reference_samples_ms = t.reference.samples;
+  r.benchmark_samples_ms = t.candidate.samples;
   r.timing_mode = t.reference.mode;
   if (t.reference_graph && t.candidate_graph) r.graph = graph_times(*t.reference_graph, *t.candidate_graph, t.graph_speedup);
   if (floor_ms_ > 0) {

@@ -166,6 +166,7 @@ RunOutcome run(const RunRequest& r, std::span<runner::RunObserver* const> observ
   }
   run.timing = timing::timing_options_for(run.device);
   run.timing.cuda_graphs = r.cuda_graphs;
+  run.timing.keep_samples = r.timing_samples;
   if (r.workers.per_device && !run.device.is_cuda()) {
     throw RequestError("--workers-per-gpu: the run is on " + run.device.str() + "; --num-workers sets its workers");
   }

@@ -70,6 +70,7 @@ struct RunRequest {
   // GPU yes, on the CPU no (CPU timings move with the machine's other work).
   std::optional<bool> baseline_cache;
   bool cuda_graphs = false;
+  bool timing_samples = false;  // every timing sample in the results (TimingOptions::keep_samples)
   std::optional<suite::Shard> shard;
   WorkerSpec workers;
   std::string command_line;  // recorded in run_info.json

@@ -22,7 +22,8 @@ nlohmann::ordered_json to_json(const TimingOptions& o) {
           {"cuda_graphs", o.cuda_graphs},
           {"graph_replay_ms", o.graph_replay_ms},
           {"cupti", o.cupti},
-          {"dispatch_l2_flush", o.dispatch_l2_flush}};
+          {"dispatch_l2_flush", o.dispatch_l2_flush},
+          {"keep_samples", o.keep_samples}};
 }
 
 TimingOptions timing_options_from_json(const nlohmann::ordered_json& t) {
@@ -55,7 +56,8 @@ TimingOptions timing_options_from_json(const nlohmann::ordered_json& t) {
           .cuda_graphs = t.at("cuda_graphs").get<bool>(),
           .graph_replay_ms = t.at("graph_replay_ms").get<double>(),
           .cupti = t.at("cupti").get<bool>(),
-          .dispatch_l2_flush = t.at("dispatch_l2_flush").get<bool>()};
+          .dispatch_l2_flush = t.at("dispatch_l2_flush").get<bool>(),
+          .keep_samples = t.at("keep_samples").get<bool>()};
 }
 
 }  // namespace backendbench::timing

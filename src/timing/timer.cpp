@@ -425,7 +425,9 @@ Timing time_call(c10::Device device, const Fn& fn, const TimingOptions& o, const
   sampler.warm_up(side, o.warmup);
   Side* const one[] = {&side};
   const bool kernel_mode = sample_in_turns(sampler, device, one, o);
-  return {summarize(std::move(side.samples), o.estimate), mode_of(device, kernel_mode), side.stray_work};
+  std::vector<double> kept = o.keep_samples ? side.samples : std::vector<double>();
+  return {summarize(std::move(side.samples), o.estimate), mode_of(device, kernel_mode), side.stray_work,
+          std::move(kept)};
 }
 
 PairedTiming time_pair(c10::Device device, const Fn& reference, const Fn& candidate, const TimingOptions& o,
@@ -442,8 +444,10 @@ PairedTiming time_pair(c10::Device device, const Fn& reference, const Fn& candid
     Side* const both[] = {&a, &b};
     const TimingMode mode = mode_of(device, sample_in_turns(sampler, device, both, o));
     const auto ratio = o.speedup == SpeedupEstimate::paired ? paired_ratio(a.samples, b.samples) : std::nullopt;
-    paired = pair_of({summarize(std::move(a.samples), o.estimate), mode, a.stray_work},
-                     {summarize(std::move(b.samples), o.estimate), mode, b.stray_work});
+    std::vector<double> kept_a = o.keep_samples ? a.samples : std::vector<double>();
+    std::vector<double> kept_b = o.keep_samples ? b.samples : std::vector<double>();
+    paired = pair_of({summarize(std::move(a.samples), o.estimate), mode, a.stray_work, std::move(kept_a)},
+                     {summarize(std::move(b.samples), o.estimate), mode, b.stray_work, std::move(kept_b)});
     if (ratio && paired.candidate.median_ms() > 0) {
       paired.speedup = ratio->ratio;
       paired.speedup_low = ratio->low;

@@ -35,6 +35,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <c10/core/Device.h>
 
@@ -71,6 +72,7 @@ struct TimingOptions {
   double graph_replay_ms = 0.1;    // GPU: calls per graph chosen so that one replay takes about this long
   bool cupti = true;               // GPU: kernel mode by CUPTI's records, and every call watched, where CUPTI works
   bool dispatch_l2_flush = false;  // GPU: flush before dispatch-mode samples too
+  bool keep_samples = false;       // keep every sample in the order drawn (Timing::samples)
 };
 
 // The engine's timing options on `device`. On the CPU a timing may take 100
@@ -99,6 +101,9 @@ struct Timing {
   SampleStats stats;
   TimingMode mode = TimingMode::host;
   std::string stray_work;  // GPU work its calls left on another stream or thread, in words ("" when none)
+  // With TimingOptions::keep_samples: every sample, in the order drawn (the i-th of a pair's two sides were
+  // drawn one right after the other); empty otherwise.
+  std::vector<double> samples;
   double median_ms() const { return stats.median; }
 };
 

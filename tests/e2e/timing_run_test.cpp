@@ -57,6 +57,32 @@ TEST_F(TimingRun, WithoutAJudgeNothingCrossesToAKernelsProcess) {
   EXPECT_EQ(o.out.find("crossing to the kernel's process"), std::string::npos) << o.out;
 }
 
+// --timing-samples keeps every sample of both sides in full_results.json, judged (from the kernel's process, or the
+// judge's own timing of ATen with --judge-times-aten) or not; without it none are written.
+TEST_F(TimingRun, TimingSamplesAreKeptWhenAsked) {
+  write("t.txt", kTrace);
+  for (const char* flags : {"", "--no-judge", "--judge-times-aten"}) {
+    const Outcome o = run(std::string("--suite torchbench --data t.txt --device cpu --ops relu --timing-samples "
+                                      "--log-dir out ") + flags);
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    size_t timed = 0;
+    for (const auto& [key, r] : tests_by_key(read_json(dir_ / "out" / "full_results.json"))) {
+      if (r["test_type"] != "performance") continue;
+      ASSERT_TRUE(r.contains("reference_samples_ms") && r.contains("benchmark_samples_ms")) << flags << r.dump();
+      EXPECT_EQ(r["reference_samples_ms"].size(), r["reference_samples"].get<size_t>()) << flags;
+      EXPECT_EQ(r["benchmark_samples_ms"].size(), r["benchmark_samples"].get<size_t>()) << flags;
+      for (const auto& ms : r["benchmark_samples_ms"]) EXPECT_GT(ms.get<double>(), 0.0) << flags;
+      ++timed;
+    }
+    EXPECT_EQ(timed, 3u) << flags;
+    std::filesystem::remove_all(dir_ / "out");
+  }
+  ASSERT_EQ(run("--suite torchbench --data t.txt --device cpu --ops relu --log-dir out").exit_code, 0);
+  for (const auto& [key, r] : tests_by_key(read_json(dir_ / "out" / "full_results.json"))) {
+    EXPECT_FALSE(r.contains("reference_samples_ms")) << r.dump();
+  }
+}
+
 // Tests per second count the tests that ran: a backend without a kernel for add.Tensor skips its tests, and they
 // are not among them.
 TEST_F(TimingRun, SkippedOperatorsAreNotCountedAmongTheTestsRun) {

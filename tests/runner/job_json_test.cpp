@@ -11,7 +11,8 @@ TEST(JobJson, PerformanceOutcomeWithRooflineFiguresRoundTrips) {
   results::PerformanceResult p{.op_name = "relu.default", .args = "((T([8], f16),), {})", .speedup = 1.5,
                               .benchmark_time_ms = 0.01, .reference_time_ms = 0.015, .successfully_ran = true,
                               .speedup_ci_low = 1.4, .speedup_ci_high = 1.6, .reference_samples = 40,
-                              .benchmark_samples = 41, .timing_mode = results::TimingMode::kernel};
+                              .benchmark_samples = 41, .reference_samples_ms = {0.015, 0.016},
+                              .benchmark_samples_ms = {0.01, 0.011}, .timing_mode = results::TimingMode::kernel};
   p.roofline = {.bytes_moved = 32.0, .flops = 8.0, .achieved_bandwidth_gbps = 3.2, .achieved_tflops = 8e-7,
                 .roofline_bandwidth_pct = 0.1, .roofline_compute_pct = 1e-6, .compute_peak = "float16",
                 .impossible_speedup = false};

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <random>
@@ -98,6 +99,19 @@ TEST(TimePair, AlternatesAndMeasuresTheRatio) {
     if (std::abs(t.speedup - 2.0) <= 0.3 && estimate == SpeedupEstimate::sides) break;
   }
   EXPECT_NEAR(speedups.back(), 2.0, 0.3) << "no timing of " << speedups.size() << " measured the ratio";
+}
+
+// Asked to, a timing keeps every sample as drawn, the ones its statistics summarize; by default none.
+TEST(TimePair, KeepsEverySampleWhenAsked) {
+  TimingOptions options{.warmup = 0, .min_samples = 12, .max_samples = 12, .batch = 4, .budget_ms = 1e9};
+  EXPECT_TRUE(time_pair(kCpu, [] {}, [] {}, options).reference.samples.empty());
+  options.keep_samples = true;
+  const PairedTiming t = time_pair(kCpu, [] {}, [] {}, options);
+  for (const Timing* side : {&t.reference, &t.candidate}) {
+    ASSERT_EQ(side->samples.size(), 12u);
+    EXPECT_DOUBLE_EQ(*std::ranges::min_element(side->samples), side->stats.min);
+  }
+  EXPECT_EQ(time_call(kCpu, [] {}, options).samples.size(), 12u);
 }
 
 // A side's hooks run around each of its calls (warm-ups included, counted
