@@ -122,6 +122,7 @@ def run(
     resume: bool = False,
     baseline_cache: bool | None = None,  # None: reuse cached reference timings on a GPU, not on the CPU
     cuda_graphs: bool = False,
+    timing_samples: bool = False,
     num_workers: int | None = None,
     devices: Sequence[int] = (),
     test_timeout: float | None = None,
@@ -147,6 +148,7 @@ def run(
         resume=resume,
         baseline_cache=baseline_cache,
         cuda_graphs=cuda_graphs,
+        timing_samples=timing_samples,
         num_workers=num_workers,
         devices=list(devices),
         test_timeout=test_timeout,

@@ -83,7 +83,7 @@ std::string run(const std::string& suite, const std::string& backend, const std:
                 const std::string& data, std::optional<size_t> topn_inputs, bool check_overhead_dominated_ops,
                 const std::string& ops_directory, const std::string& kernels_dir, const std::string& device,
                 uint64_t seed, double p, std::optional<std::string> log_dir, bool resume, std::optional<bool> baseline_cache,
-                bool cuda_graphs, std::optional<size_t> num_workers, const std::vector<int>& devices,
+                bool cuda_graphs, bool timing_samples, std::optional<size_t> num_workers, const std::vector<int>& devices,
                 std::optional<double> test_timeout, const std::string& executable, const std::string& command_line,
                 const std::string& log_level) {
   set_log_level(log_level);
@@ -103,6 +103,7 @@ std::string run(const std::string& suite, const std::string& backend, const std:
   request.resume = resume;
   request.baseline_cache = baseline_cache;
   request.cuda_graphs = cuda_graphs;
+  request.timing_samples = timing_samples;
   request.workers = {.count = num_workers, .cuda_devices = devices, .test_timeout_s = test_timeout,
                      .executable = executable};
   request.command_line = command_line;
@@ -179,7 +180,7 @@ PYBIND11_MODULE(_C, m) {
   m.def("run", &run, py::arg("suite"), py::arg("backend"), py::arg("ops"), py::arg("data"), py::arg("topn_inputs"),
         py::arg("check_overhead_dominated_ops"), py::arg("ops_directory"), py::arg("kernels_dir"), py::arg("device"),
         py::arg("seed"), py::arg("p"), py::arg("log_dir"), py::arg("resume"), py::arg("baseline_cache"),
-        py::arg("cuda_graphs"), py::arg("num_workers"), py::arg("devices"), py::arg("test_timeout"),
+        py::arg("cuda_graphs"), py::arg("timing_samples"), py::arg("num_workers"), py::arg("devices"), py::arg("test_timeout"),
         py::arg("executable"), py::arg("command_line"), py::arg("log_level"));
   m.def("evaluate", &evaluate, py::arg("op"), py::arg("fn"), py::arg("inputs"), py::arg("device"), py::arg("seed"),
         py::arg("performance"), py::arg("p"), py::arg("log_level"));

@@ -26,6 +26,13 @@ def test_run_writes_the_run_folder(tmp_path):
     assert 0.0 < result.performance_score
 
 
+def test_run_keeps_timing_samples_when_asked():
+    result = backendbench.run(suite="smoke", backend="aten", device="cpu", num_workers=0, timing_samples=True)
+    for r in result.performance:
+        assert len(r.reference_samples_ms) == r.reference_samples > 0
+        assert len(r.benchmark_samples_ms) == r.benchmark_samples > 0
+
+
 def test_run_python_kernels_in_this_interpreter_and_in_workers():
     for workers in (0, None):
         result = backendbench.run(suite="torchbench", backend="directory", ops=["relu", "add.Tensor"], topn_inputs=1,
