@@ -17,10 +17,13 @@ build or several side by side (before and after a change, on one machine):
                      compiled-kernel cache empty) and again warm
 
 Each row runs every build in turns before the next row, so that drift over the
-session falls on all of them alike.
+session falls on all of them alike; with --rounds N, N times (A B, A B, ...),
+each round's figures in a table of their own: one run of a whole set is no
+figure to compare builds by (identical runs differ by points within 1%).
 
     python3 tools/benchmark.py                                  # build/backendbench, CUDA
     python3 tools/benchmark.py --binary before=../old/build/backendbench --binary after=build/backendbench
+    python3 tools/benchmark.py --binary before=... --binary after=... --rows whole --rounds 3
     python3 tools/benchmark.py --device cpu --inputs 20 --data t.txt --kernels examples/kernels_python --topn 1
     python3 tools/benchmark.py --binary judge=build/backendbench --binary no-judge=build/backendbench \
         --build-flag no-judge=--no-judge --rows whole              # what the judge costs
@@ -180,7 +183,10 @@ def parse_args(argv):
                         "twice, with and without the judge)")
     p.add_argument("--rows", default="steadiness,whole,kernels",
                    help="which rows to measure, comma-separated (default: steadiness,whole,kernels)")
-    p.add_argument("--out", default="", help="write the figures to this JSON file")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="measure each row this many times, the builds in turns each time (default: 1)")
+    p.add_argument("--out", default="",
+                   help="write the figures to this JSON file (per build and row, a list of the rounds' figures)")
     opts = p.parse_args(argv)
     builds = {}
     for spec in opts.binary or [f"now={os.path.join(SOURCE_DIR, 'build', 'backendbench')}"]:
@@ -204,24 +210,33 @@ def parse_args(argv):
     opts.rows = [r for r in opts.rows.split(",") if r]
     if not opts.rows or any(r not in ROWS for r in opts.rows):
         p.error(f"--rows {','.join(opts.rows)}: choose among {','.join(ROWS)}")
+    if opts.rounds < 1:
+        p.error(f"--rounds {opts.rounds}: must be at least 1")
     opts.data = os.path.abspath(opts.data) if opts.data else ""
     return opts, builds
 
 
 def main(argv=None):
     opts, builds = parse_args(argv)
-    figures = {name: {} for name in builds}
+    figures = {name: {} for name in builds}  # build -> row -> the rounds' figures
     with tempfile.TemporaryDirectory(prefix="backendbench-benchmark-") as work:
         for row in opts.rows:
             key, measure = ROWS[row]
             if measure is kernel_folder and not opts.kernels:
                 continue
-            for name, binary in builds.items():
-                print(f"{key}: {name} ...", file=sys.stderr, flush=True)
-                folder = os.path.join(work, name, key.replace(" ", "_"))
-                os.makedirs(folder)
-                figures[name][key] = measure(binary, folder, opts, opts.flags[name])
-    print(table(figures))
+            for round_index in range(opts.rounds):
+                for name, binary in builds.items():
+                    print(f"{key}: {name}, round {round_index + 1} of {opts.rounds} ...", file=sys.stderr, flush=True)
+                    folder = os.path.join(work, name, key.replace(" ", "_"), str(round_index))
+                    os.makedirs(folder)
+                    figures[name].setdefault(key, []).append(measure(binary, folder, opts, opts.flags[name]))
+    for round_index in range(opts.rounds):
+        if opts.rounds > 1:
+            if round_index:
+                print()
+            print(f"round {round_index + 1} of {opts.rounds}")
+        print(table({name: {key: rounds[round_index] for key, rounds in rows.items()}
+                     for name, rows in figures.items()}))
     if opts.out:
         with open(opts.out, "w") as f:
             json.dump({"builds": builds, "flags": opts.flags, "figures": figures}, f, indent=1)

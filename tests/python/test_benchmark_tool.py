@@ -42,11 +42,11 @@ def test_two_builds_side_by_side_on_the_cpu(tmp_path):
         assert any(line.startswith(label) for line in lines), (label, done.stdout)
     figures = saved["figures"]
     for build in ("before", "after"):
-        assert figures[build]["whole set"]["tests"] == 4
-        assert figures[build]["whole set"]["modes"]["all"]["n"] == 2  # relu's and add's performance tests
-        assert figures[build]["steadiness"]["modes"]["all"]["n"] == 2
+        assert figures[build]["whole set"][0]["tests"] == 4
+        assert figures[build]["whole set"][0]["modes"]["all"]["n"] == 2  # relu's and add's performance tests
+        assert figures[build]["steadiness"][0]["modes"]["all"]["n"] == 2
         # relu and add.Tensor have kernels there: a correctness and a performance test each.
-        assert figures[build]["kernel folder"]["first run"]["judged"] == 4
+        assert figures[build]["kernel folder"][0]["first run"]["judged"] == 4
 
 
 def test_a_flag_for_one_build_reaches_its_suite_runs_only(tmp_path):
@@ -54,15 +54,28 @@ def test_a_flag_for_one_build_reaches_its_suite_runs_only(tmp_path):
     _, saved = run_tool(tmp_path, "--rows", "whole", "--binary", f"all={BINARY}", "--binary", f"relu={BINARY}",
                         "--build-flag", "relu=--ops=relu")
     assert saved["flags"] == {"all": [], "relu": ["--ops=relu"]}
-    assert saved["figures"]["all"]["whole set"]["tests"] == 4
-    assert saved["figures"]["relu"]["whole set"]["tests"] == 2
+    assert saved["figures"]["all"]["whole set"][0]["tests"] == 4
+    assert saved["figures"]["relu"]["whole set"][0]["tests"] == 2
+
+
+def test_rounds_measure_each_row_again_in_turns(tmp_path):
+    done, saved = run_tool(tmp_path, "--rows", "whole", "--rounds", "2", "--binary", f"a={BINARY}",
+                           "--binary", f"b={BINARY}")
+    assert [line for line in done.stdout.splitlines() if line.startswith("round")] == ["round 1 of 2", "round 2 of 2"]
+    assert sum(line.startswith("whole set, tests/s") for line in done.stdout.splitlines()) == 2
+    for build in ("a", "b"):
+        assert [f["tests"] for f in saved["figures"][build]["whole set"]] == [4, 4]
+    started = [line for line in done.stderr.splitlines() if line.startswith("whole set: ")]
+    assert started == ["whole set: a, round 1 of 2 ...", "whole set: b, round 1 of 2 ...",
+                       "whole set: a, round 2 of 2 ...", "whole set: b, round 2 of 2 ..."]
 
 
 def test_bad_flags_are_usage_errors(tmp_path):
     tool = os.path.join(SOURCE_DIR, "tools", "benchmark.py")
     for flags, words in (([f"--binary", f"x={tmp_path / 'missing'}"], "is no executable"),
                          (["--rows", "steadiness,nope"], "choose among"),
-                         (["--build-flag", "nobody=--no-judge"], "NAME one of the builds")):
+                         (["--build-flag", "nobody=--no-judge"], "NAME one of the builds"),
+                         (["--rounds", "0"], "must be at least 1")):
         done = subprocess.run([sys.executable, tool] + flags, capture_output=True, text=True)
         assert done.returncode == 2, flags
         assert words in done.stderr, done.stderr
