@@ -230,8 +230,8 @@ void add_bench_timing_options(CLI::App& cmd, BenchTimingOptions& o) {
   cmd.add_option("--budget-ms", t.budget_ms, "Wall-time budget of one side's timing, in ms" + engine_default)
       ->transform(kAmount0);
   cmd.add_option("--target-ci", t.target_ci,
-                 "Stop once the 95% confidence interval of a side's time is this relative width (0.005 = 0.5%)" +
-                     engine_default)
+                 "Stop once the 95% confidence interval of the speedup is within this of it either way (--speedup "
+                 "paired), or that of each side's time this relative width (0.005 = 0.5%)" + engine_default)
       ->transform(kAmount0);
   cmd.add_option("--batch", t.batch, "Samples per synchronization" + engine_default)->transform(kCount1);
   cmd.add_option("--warmup", t.warmup, "Untimed calls before sampling" + engine_default)->transform(kCount0);

@@ -25,7 +25,9 @@ class StoppingCriterion {
 };
 
 enum class StoppingRule {
-  median_ci,  // the 95% confidence interval of a side's time (its `Estimate`) within `target` of it (the default)
+  // The 95% confidence interval of a side's time (its `Estimate`) within `target` of it (the default). A pair
+  // timed with SpeedupEstimate::paired judges its speedup's interval instead, within +-`target` (timer.cpp).
+  median_ci,
   stdrel,     // nvbench's: relative standard deviation at or below `target`, or no longer falling
   fixed,      // never early: max_samples or the budget ends the timing
 };
