@@ -85,7 +85,7 @@ TEST(TimePair, AlternatesAndMeasuresTheRatio) {
   for (int attempt = 0; attempt < 10; ++attempt) {
     const SpeedupEstimate estimate = attempt % 2 == 0 ? SpeedupEstimate::paired : SpeedupEstimate::sides;
     const PairedTiming t = time_once(estimate);
-    EXPECT_EQ(order, "ABABAB" "BABABA" "ABABAB" "BABABA");
+    EXPECT_EQ(order, "BABABA" "ABABAB" "BABABA" "ABABAB") << "the candidate leads the first batch, then every other";
     EXPECT_EQ(t.reference.stats.samples, 12u);
     EXPECT_EQ(t.candidate.stats.samples, 12u);
     EXPECT_GE(t.reference.stats.min, 0.4) << "a sample is the whole call";
