@@ -397,9 +397,9 @@ bool clearly_under_floor(std::span<Side* const> sides, const TimingOptions& o) {
 bool sample_in_turns(Sampler& sampler, c10::Device device, std::span<Side* const> sides, const TimingOptions& o) {
   if (!device.is_cpu() && !clearly_under_floor(sides, o) && sample_in_kernel_mode(sampler, sides, o)) return true;
   sampler.stop_watching();
-  // The side that leads the first dispatch-mode batch reads slower through the whole timing (ATen against itself
-  // on one H200: 0.17% on a quarter of the shipped set, either way as either led): the candidate leads it, so
-  // what is left of that asymmetry never flatters the candidate.
+  // The side that leads the first batch timed as a caller waits reads slower through the whole timing (ATen
+  // against itself in dispatch mode on one H200: 0.17% on a quarter of the shipped set, either way as either
+  // led): the candidate leads it, so what is left of that asymmetry never flatters the candidate.
   sampler.lead_next(sides.size() - 1);
   // A fresh budget: the held batches spent theirs on samples dropped.
   sample_until_done(sampler, sides, /*hold=*/false, o, Clock::now());
