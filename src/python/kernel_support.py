@@ -12,7 +12,9 @@ import sys
 import traceback
 
 _modules = {}  # kernel file -> its module, or the exception its import raised
-_triton_watched = False  # watch_triton_compiles has hooked Triton
+_triton_hooked = False  # hook_triton has hooked Triton
+_notify = None  # the engine's listener for compiles, once hooked
+_batches_open = 0  # batches of compiles at once in flight: they tell the end of their compiles
 
 
 def load_module(path, name):
@@ -49,18 +51,28 @@ def uses_triton(namespace):
     return bool(kinds) and any(isinstance(value, kinds) for value in list(namespace.values()))
 
 
-def watch_triton_compiles(notify):
-    """Has Triton, when a kernel file brought it in, call `notify(True)` before
-    it compiles a kernel and `notify(False)` once compiled: the engine lets go
-    of the device meanwhile (other tests may time) and takes it again before
-    the kernel goes on. Through Triton's JIT hooks (`triton.knobs.runtime`,
-    Triton 3.4 and later; older ones are left as they are), installed once per
-    process; hooks already there are kept, and called first."""
-    global _triton_watched
+def hook_triton(notify):
+    """Once per process, when a kernel file or FlagGems brought Triton in
+    (Triton 3.4 and later; older ones are left as they are): Triton calls
+    `notify(True)` before it compiles a kernel and `notify(False)` once
+    compiled, so that the engine lets go of the device meanwhile (other tests
+    may time) and takes it again before the kernel goes on; and an autotuner
+    compiles the configurations it is about to benchmark all at once."""
+    global _triton_hooked
     triton = sys.modules.get("triton")
     runtime = getattr(getattr(triton, "knobs", None), "runtime", None)
-    if _triton_watched or runtime is None or not hasattr(runtime, "jit_post_compile_hook"):
+    if _triton_hooked or runtime is None or not hasattr(runtime, "jit_post_compile_hook"):
         return
+    _watch_compiles(runtime, notify)
+    _compile_tuning_configs_at_once()
+    _triton_hooked = True
+
+
+def _watch_compiles(runtime, notify):
+    """Through Triton's JIT hooks (`triton.knobs.runtime`); hooks already there
+    are kept, and called first. Inside a batch of compiles (below) the batch
+    tells the end, once all of them are done."""
+    global _notify
     before, after = runtime.jit_cache_hook, runtime.jit_post_compile_hook
 
     def cache_hook(*args, **kwargs):
@@ -70,14 +82,63 @@ def watch_triton_compiles(notify):
         return skip
 
     def post_compile_hook(*args, **kwargs):
-        notify(False)
+        if not _batches_open:
+            notify(False)
         if after is not None:
             return after(*args, **kwargs)
         return None
 
     runtime.jit_cache_hook = cache_hook
     runtime.jit_post_compile_hook = post_compile_hook
-    _triton_watched = True
+    _notify = notify
+
+
+def _compile_tuning_configs_at_once():
+    """A first run of autotuned kernels (FlagGems' among them) is bound by their
+    compiles, which Triton's autotuner does one configuration after another
+    inside its benchmark loop. Where it has just chosen the configurations to
+    benchmark (`prune_configs`, called with the call's arguments in `nargs`),
+    they are compiled first, on threads at once (Triton's AsyncCompileMode:
+    its passes and ptxas let go of the GIL); the loop then finds them compiled.
+    A configuration that fails to compile is left to the loop, which compiles
+    it again and handles the failure its own way (or the kernel's)."""
+    try:
+        from triton.runtime import _async_compile
+        from triton.runtime.autotuner import Autotuner
+    except ImportError:  # a Triton without async compiles: they stay one by one
+        return
+    prune_configs = Autotuner.prune_configs
+
+    def prune_configs_and_compile(self, kwargs):
+        configs = prune_configs(self, kwargs)
+        nargs = getattr(self, "nargs", None)
+        if len(configs) > 1 and isinstance(nargs, dict) and _async_compile.active_mode.get() is None:
+            _compile_at_once(self.fn, tuple(nargs.values()), kwargs, configs, _async_compile.AsyncCompileMode)
+        return configs
+
+    Autotuner.prune_configs = prune_configs_and_compile
+
+
+def _compile_at_once(fn, args, kwargs, configs, async_compile_mode):
+    global _batches_open
+    from concurrent.futures import ThreadPoolExecutor
+
+    if any(kwargs.keys() & config.kwargs.keys() for config in configs):
+        return  # the autotuner refuses the call itself, its way
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    threads = min(len(configs), cores)
+    _batches_open += 1
+    try:
+        with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="triton-compile") as pool:
+            with async_compile_mode(pool, ignore_errors=True):
+                for config in configs:
+                    fn.run(*args, **{**kwargs, **config.all_kwargs(), "warmup": True})
+    except Exception:
+        pass  # the benchmark loop meets the same error where the kernel expects it
+    finally:
+        _batches_open -= 1
+        if _notify is not None and not _batches_open:
+            _notify(False)
 
 
 def route_hidden_calls_through_the_dispatcher():

@@ -47,9 +47,10 @@ void tell_compiling(bool begins) {
   compile_listener()(begins);
 }
 
-// Has Triton, where a kernel file or FlagGems just brought it in, tell the engine when it compiles.
-void watch_triton_compiles() {
-  py::module_::import("_backendbench_kernel_support").attr("watch_triton_compiles")(py::cpp_function(&tell_compiling));
+// Has Triton, where a kernel file or FlagGems just brought it in, tell the engine when it compiles (and compile an
+// autotuner's configurations at once).
+void hook_triton() {
+  py::module_::import("_backendbench_kernel_support").attr("hook_triton")(py::cpp_function(&tell_compiling));
 }
 
 // A Python function as a kernel. Holds its reference; dropping it needs the
@@ -114,7 +115,7 @@ class Runtime final : public kernels::PythonRuntime {
       loaded.traceback = error.traceback();
       return loaded;
     }
-    watch_triton_compiles();
+    hook_triton();
     for (const std::string& function : functions) {
       if (!py::hasattr(module, function.c_str())) continue;
       py::object fn = module.attr(function.c_str());
@@ -159,7 +160,7 @@ class Runtime final : public kernels::PythonRuntime {
       found.unavailable = unavailable ? std::string(error.what()) : error.type() + ": " + error.what() + "\n" + error.traceback();
       return found;
     }
-    watch_triton_compiles();
+    hook_triton();
     found.version = table[0].cast<std::string>();
     for (const auto& [name, function] : table[1].cast<py::dict>()) {
       const std::string overload_name = name.cast<std::string>();

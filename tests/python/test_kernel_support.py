@@ -1,12 +1,17 @@
-"""src/python/kernel_support.py's watch of Triton's compiles, on a stand-in for Triton's JIT knobs: the engine is told
-before and after each compile; hooks set before stay and are called; a hook that skips the compile tells nothing;
-without Triton's knobs nothing is hooked. (End to end through the binary:
-CliPython.AKernelCompilingLetsOtherTestsTimeMeanwhile.)"""
+"""src/python/kernel_support.py's hooks of Triton, on stand-ins for Triton's JIT knobs and autotuner: the engine is
+told before and after each compile; hooks set before stay and are called; a hook that skips the compile tells nothing;
+without Triton's knobs nothing is hooked; an autotuner's configurations compile at once, as one compile the engine is
+told of, before its benchmark loop. With Triton and a GPU, the same on a real autotuned kernel. (End to end through
+the binary: CliPython.AKernelCompilingLetsOtherTestsTimeMeanwhile.)"""
 
+import contextvars
 import importlib.util
 import os
 import sys
+import threading
 import types
+
+import pytest
 
 from conftest import SOURCE_DIR
 
@@ -31,8 +36,8 @@ def test_each_compile_is_told_before_and_after(monkeypatch):
     runtime = stand_in_triton(monkeypatch)
     told = []
     support = fresh_support()
-    support.watch_triton_compiles(told.append)
-    support.watch_triton_compiles(told.append)  # once per process: not hooked twice
+    support.hook_triton(told.append)
+    support.hook_triton(told.append)  # once per process: not hooked twice
     assert not runtime.jit_cache_hook(key="k", repr="kernel", fn=None, compile={}, is_manual_warmup=False,
                                       already_compiled=False)
     runtime.jit_post_compile_hook(key="k")
@@ -48,7 +53,7 @@ def test_hooks_set_before_are_kept_and_a_skipped_compile_tells_nothing(monkeypat
 
     runtime = stand_in_triton(monkeypatch, skip_all, lambda **kwargs: calls.append(("compiled", kwargs["key"])))
     told = []
-    fresh_support().watch_triton_compiles(told.append)
+    fresh_support().hook_triton(told.append)
     assert runtime.jit_cache_hook(key="k") is True
     runtime.jit_post_compile_hook(key="k")
     assert calls == [("cache", "k"), ("compiled", "k")]
@@ -58,9 +63,205 @@ def test_hooks_set_before_are_kept_and_a_skipped_compile_tells_nothing(monkeypat
 def test_without_tritons_knobs_nothing_is_hooked(monkeypatch):
     monkeypatch.delitem(sys.modules, "triton", raising=False)
     support = fresh_support()
-    support.watch_triton_compiles(lambda begins: None)
+    support.hook_triton(lambda begins: None)
     old_triton = types.ModuleType("triton")  # before Triton 3.4: no knobs
     monkeypatch.setitem(sys.modules, "triton", old_triton)
-    support.watch_triton_compiles(lambda begins: None)
+    support.hook_triton(lambda begins: None)
     assert not hasattr(old_triton, "knobs")
-    assert not support._triton_watched
+    assert not support._triton_hooked
+
+
+class StandInAsyncCompileMode:
+    """Triton's AsyncCompileMode as `JITFunction._do_compile` uses it: compiles go to the executor, and leaving the
+    mode finishes each (the post-compile hook) or drops the ones that failed when errors are ignored."""
+    active_mode = contextvars.ContextVar("active_mode", default=None)
+
+    def __init__(self, executor, ignore_errors=False):
+        self.executor, self.ignore_errors, self.pending = executor, ignore_errors, []
+
+    def __enter__(self):
+        self.active_mode.set(self)
+        return self
+
+    def __exit__(self, *exc):
+        for future, finish in self.pending:
+            try:
+                finish(future.result())
+            except Exception:
+                if not self.ignore_errors:
+                    raise
+        self.active_mode.set(None)
+
+
+class StandInKernel:
+    """A JIT function: a configuration compiles once (on the caller's thread or, in async mode, the executor's),
+    through Triton's JIT hooks; `BLOCK` 3 does not compile. Compiles in async mode wait for `together` of them to
+    run at once (so a batch that compiles one by one fails)."""
+
+    def __init__(self, runtime, together=1):
+        self.runtime, self.compiled, self.launched = runtime, {}, []
+        self.at_once = threading.Barrier(together, timeout=60)
+
+    def compile(self, block, in_async_mode=False):
+        if in_async_mode:
+            self.at_once.wait()
+        if block == 3:
+            raise ValueError("BLOCK 3 is not a power of two")
+        return f"binary for BLOCK {block}"
+
+    def run(self, x, *, grid, warmup, BLOCK, num_warps):
+        del grid, num_warps
+        if BLOCK not in self.compiled:
+            self.runtime.jit_cache_hook(key=BLOCK)
+            mode = StandInAsyncCompileMode.active_mode.get()
+
+            def finish(binary):
+                self.compiled[BLOCK] = binary
+                self.runtime.jit_post_compile_hook(key=BLOCK)
+
+            if mode is not None:
+                mode.pending.append((mode.executor.submit(self.compile, BLOCK, True), finish))
+                return None
+            finish(self.compile(BLOCK))
+        if not warmup:
+            self.launched.append((x, BLOCK))
+        return self.compiled[BLOCK]
+
+
+class StandInConfig:
+    def __init__(self, block):
+        self.kwargs = {"BLOCK": block}
+
+    def all_kwargs(self):
+        return {**self.kwargs, "num_warps": 4}
+
+
+class StandInAutotuner:
+    """Triton's Autotuner.run: the call's arguments in `nargs`, the configurations chosen, each benchmarked in turn
+    (compiled on its first run; one that fails to compile is out), the fastest one run."""
+
+    def __init__(self, fn, blocks):
+        self.fn, self.configs, self.nargs, self.benchmarked = fn, [StandInConfig(b) for b in blocks], None, []
+
+    def prune_configs(self, kwargs):
+        del kwargs
+        return self.configs
+
+    def run(self, *args, **kwargs):
+        self.nargs = dict(zip(["x"], args))
+        timings = {}
+        for config in self.prune_configs(kwargs):
+            self.benchmarked.append(config.kwargs["BLOCK"])
+            try:
+                self.fn.run(*args, **kwargs, **config.all_kwargs())
+                timings[config] = config.kwargs["BLOCK"]
+            except ValueError:
+                pass
+        return self.fn.run(*args, **kwargs, **min(timings, key=timings.get).all_kwargs())
+
+
+def stand_in_triton_with_autotuner(monkeypatch):
+    runtime = stand_in_triton(monkeypatch)
+    triton = sys.modules["triton"]
+    triton.__path__ = []  # a package, with the submodules below
+    triton.runtime = types.ModuleType("triton.runtime")
+    triton.runtime.__path__ = []
+    async_compile = types.ModuleType("triton.runtime._async_compile")
+    async_compile.AsyncCompileMode = StandInAsyncCompileMode
+    async_compile.active_mode = StandInAsyncCompileMode.active_mode
+    autotuner = types.ModuleType("triton.runtime.autotuner")
+    autotuner.Autotuner = type("Autotuner", (StandInAutotuner,), {})  # patched per test, not for the next one
+    triton.runtime._async_compile, triton.runtime.autotuner = async_compile, autotuner
+    for name, module in (("triton.runtime", triton.runtime), ("triton.runtime._async_compile", async_compile),
+                         ("triton.runtime.autotuner", autotuner)):
+        monkeypatch.setitem(sys.modules, name, module)
+    return runtime, autotuner.Autotuner
+
+
+def test_an_autotuners_configurations_compile_at_once_and_tell_one_compile(monkeypatch):
+    runtime, autotuner = stand_in_triton_with_autotuner(monkeypatch)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
+    told = []
+    fresh_support().hook_triton(told.append)
+    kernel = StandInKernel(runtime, together=5)  # each configuration on a thread of its own
+    tuner = autotuner(kernel, [1, 2, 3, 4, 5])
+    tuner.run("x", grid=(1,), warmup=False)
+    assert not kernel.at_once.broken
+    assert told == [True] * 5 + [False] + [True]  # the batch is one compile; BLOCK 3's own try in the loop is left open
+    assert tuner.benchmarked == [1, 2, 3, 4, 5]
+    assert kernel.launched == [("x", 1), ("x", 2), ("x", 4), ("x", 5), ("x", 1)]  # benchmarked, then the fastest
+
+
+def test_a_single_configuration_or_a_kernels_own_async_mode_is_left_as_it_is(monkeypatch):
+    runtime, autotuner = stand_in_triton_with_autotuner(monkeypatch)
+    told = []
+    fresh_support().hook_triton(told.append)
+    kernel = StandInKernel(runtime)
+    autotuner(kernel, [4]).run("x", grid=(1,), warmup=False)
+    assert told == [True, False] and kernel.compiled == {4: "binary for BLOCK 4"}
+    from concurrent.futures import ThreadPoolExecutor
+    kernel = StandInKernel(runtime)
+    with ThreadPoolExecutor(1) as pool, StandInAsyncCompileMode(pool):
+        tuner = autotuner(kernel, [1, 2])
+        tuner.prune_configs({})  # inside the kernel's own mode: nothing compiled ahead
+    assert kernel.compiled == {}
+
+
+def test_a_meta_parameter_given_twice_is_left_to_the_autotuner(monkeypatch):
+    runtime, autotuner = stand_in_triton_with_autotuner(monkeypatch)
+    fresh_support().hook_triton(lambda begins: None)
+    kernel = StandInKernel(runtime)
+    tuner = autotuner(kernel, [1, 2])
+    tuner.nargs = {"x": "x"}
+    tuner.prune_configs({"grid": (1,), "warmup": False, "BLOCK": 8})
+    assert kernel.compiled == {}
+
+
+def test_a_real_autotuned_triton_kernel_compiles_its_configurations_at_once(monkeypatch, tmp_path):
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("needs a CUDA GPU")
+    triton = pytest.importorskip("triton")
+    if not hasattr(getattr(triton, "knobs", None), "runtime"):
+        pytest.skip("Triton before 3.4: no JIT knobs")
+    import triton.compiler
+    import triton.language as tl
+
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))  # compiled for real, not found on disk
+    in_flight, most = [0], [0]
+    lock = threading.Lock()
+    compile_one = triton.compiler.compile
+
+    def counted_compile(*args, **kwargs):
+        with lock:
+            in_flight[0] += 1
+            most[0] = max(most[0], in_flight[0])
+        try:
+            return compile_one(*args, **kwargs)
+        finally:
+            with lock:
+                in_flight[0] -= 1
+
+    monkeypatch.setattr(triton.compiler, "compile", counted_compile)
+    # Put back after the test: what hook_triton replaces in this process.
+    autotuner = triton.runtime.autotuner.Autotuner
+    monkeypatch.setattr(autotuner, "prune_configs", autotuner.prune_configs)
+    monkeypatch.setattr(triton.knobs.runtime, "jit_cache_hook", None)
+    monkeypatch.setattr(triton.knobs.runtime, "jit_post_compile_hook", None)
+    told = []
+    fresh_support().hook_triton(told.append)
+
+    @triton.autotune(configs=[triton.Config({"BLOCK": b}, num_warps=w)
+                              for b, w in ((128, 4), (256, 4), (512, 8), (1024, 8))], key=["n"])
+    @triton.jit
+    def double(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
+
+    x = torch.randn(100_003, device="cuda")
+    out = torch.empty_like(x)
+    double[lambda meta: (triton.cdiv(x.numel(), meta["BLOCK"]),)](x, out, x.numel())
+    torch.testing.assert_close(out, x * 2)
+    assert told == [True] * 4 + [False]  # four compiles, told as one
+    if len(os.sched_getaffinity(0)) > 1:
+        assert most[0] > 1
