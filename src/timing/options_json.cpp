@@ -7,6 +7,7 @@ namespace backendbench::timing {
 nlohmann::ordered_json to_json(const TimingOptions& o) {
   return {{"warmup", o.warmup},
           {"min_samples", o.min_samples},
+          {"min_samples_to_stop_early", o.min_samples_to_stop_early},
           {"max_samples", o.max_samples},
           {"batch", o.batch},
           {"budget_ms", o.budget_ms},
@@ -39,8 +40,11 @@ TimingOptions timing_options_from_json(const nlohmann::ordered_json& t) {
   const std::string speedup_name = t.at("speedup").get<std::string>();
   const auto speedup = speedup_estimate_from_name(speedup_name);
   if (!speedup) throw std::invalid_argument("timing settings: unknown speedup estimate '" + speedup_name + "'");
+  const auto min_samples = t.at("min_samples").get<size_t>();
   return {.warmup = t.at("warmup").get<size_t>(),
-          .min_samples = t.at("min_samples").get<size_t>(),
+          .min_samples = min_samples,
+          // Runs before the field could stop early from min_samples.
+          .min_samples_to_stop_early = t.value("min_samples_to_stop_early", min_samples),
           .max_samples = t.at("max_samples").get<size_t>(),
           .batch = t.at("batch").get<size_t>(),
           .budget_ms = t.at("budget_ms").get<double>(),

@@ -356,7 +356,8 @@ bool sample_until_done(Sampler& sampler, std::span<Side* const> sides, bool hold
       return false;
     }
     const bool enough = all([&](const Side& s) { return s.samples.size() >= o.min_samples; });
-    if (enough && (pinned_down(sides, o) || ms_since(start) >= budget_ms)) break;
+    const bool may_stop_early = all([&](const Side& s) { return s.samples.size() >= o.min_samples_to_stop_early; });
+    if (enough && ((may_stop_early && pinned_down(sides, o)) || ms_since(start) >= budget_ms)) break;
   }
   return true;
 }

@@ -56,6 +56,9 @@ std::optional<L2FlushMethod> l2_flush_method_from_name(const std::string& name);
 struct TimingOptions {
   size_t warmup = 3;               // untimed calls first
   size_t min_samples = 10;
+  // The stopping criterion may end a timing only from this many samples a side (the budget ends it from
+  // min_samples): an interval from fewer successive samples, which correlate, is too often too narrow.
+  size_t min_samples_to_stop_early = 32;
   size_t max_samples = 500;
   size_t batch = 8;                // samples per synchronization
   double budget_ms = 6.0;          // per timing: stop sampling after this much wall time

@@ -68,7 +68,8 @@ TEST(Stopping, FixedCountIsNeverDone) {
 
 // The timer asks the criterion, within min_samples and max_samples.
 TEST(Stopping, TheTimerFollowsTheRuleItIsGiven) {
-  TimingOptions o{.warmup = 0, .min_samples = 4, .max_samples = 40, .batch = 4, .budget_ms = 1e9};
+  TimingOptions o{.warmup = 0, .min_samples = 4, .min_samples_to_stop_early = 4, .max_samples = 40, .batch = 4,
+                  .budget_ms = 1e9};
   o.target_relative_ci = 0.5;
   o.stopping = StoppingRule::fixed;
   EXPECT_EQ(time_call(kCpu, [] {}, o).stats.samples, 40u) << "fixed: only max_samples ends it";

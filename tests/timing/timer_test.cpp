@@ -139,15 +139,25 @@ TEST(TimePair, HooksRunAroundEachCallOutsideTheSamples) {
   EXPECT_LT(t.candidate.stats.min, 2.0) << "the hooks' 2 ms sleeps are not timed";
 }
 
-// With either estimate of the speedup, a timing stops once what it reports is pinned down.
+// With either estimate of the speedup, a timing stops once what it reports is pinned down, from
+// min_samples_to_stop_early samples a side (in batches of 8: 32 when that is 30).
 TEST(TimePair, StopsOnceTheSpeedupOrBothMediansArePinnedDown) {
   for (SpeedupEstimate estimate : {SpeedupEstimate::paired, SpeedupEstimate::sides}) {
-    const TimingOptions options{.warmup = 1, .min_samples = 10, .max_samples = 500, .budget_ms = 1e9,
-                                .speedup = estimate, .target_relative_ci = 0.5};  // a loose target: met right away
+    const TimingOptions options{.warmup = 1, .min_samples = 10, .min_samples_to_stop_early = 30, .max_samples = 500,
+                                .budget_ms = 1e9, .speedup = estimate,
+                                .target_relative_ci = 0.5};  // a loose target: met right away
     const PairedTiming t = time_pair(kCpu, [] {}, [] {}, options);
-    EXPECT_LT(t.reference.stats.samples, 500u) << to_string(estimate);
-    EXPECT_GE(t.reference.stats.samples, 10u) << to_string(estimate);
+    EXPECT_EQ(t.reference.stats.samples, 32u) << to_string(estimate);
+    EXPECT_EQ(t.candidate.stats.samples, 32u) << to_string(estimate);
   }
+}
+
+// The budget ends a timing from min_samples, before the stopping criterion may.
+TEST(TimePair, TheBudgetStopsATimingBeforeItMayStopEarly) {
+  const TimingOptions options{.warmup = 1, .min_samples = 10, .min_samples_to_stop_early = 30, .max_samples = 500,
+                              .budget_ms = 0.0, .target_relative_ci = 0.5};
+  const PairedTiming t = time_pair(kCpu, [] {}, [] {}, options);
+  EXPECT_EQ(t.reference.stats.samples, 16u);  // two batches of 8
 }
 
 // Graph timing needs CUDA: on the CPU both sides say so and have no times,
