@@ -65,6 +65,7 @@ CLI::Validator number(NumberKind kind, double min, bool min_allowed = true) {
 const CLI::Validator kCount1 = number(NumberKind::count, 1);
 const CLI::Validator kCount0 = number(NumberKind::count, 0);
 const CLI::Validator kAmount0 = number(NumberKind::amount, 0);
+const CLI::Validator kAmount1 = number(NumberKind::amount, 1);
 const CLI::Validator kPositiveAmount = number(NumberKind::amount, 0, false);
 const CLI::Validator kFinite = number(NumberKind::amount, -std::numeric_limits<double>::max());
 

@@ -20,6 +20,7 @@ namespace backendbench::cli {
 extern const CLI::Validator kCount1;          // a whole number >= 1 (1e3 and 1000.0 read as 1000)
 extern const CLI::Validator kCount0;          // a whole number >= 0
 extern const CLI::Validator kAmount0;         // a number >= 0
+extern const CLI::Validator kAmount1;         // a number >= 1
 extern const CLI::Validator kPositiveAmount;  // a number > 0
 extern const CLI::Validator kFinite;          // any finite number
 

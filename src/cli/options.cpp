@@ -229,6 +229,10 @@ void add_bench_timing_options(CLI::App& cmd, BenchTimingOptions& o) {
   const std::string engine_default = " (default: the engine's, printed at the start)";
   cmd.add_option("--budget-ms", t.budget_ms, "Wall-time budget of one side's timing, in ms" + engine_default)
       ->transform(kAmount0);
+  cmd.add_option("--imprecise-budget-multiple", t.imprecise_budget_multiple,
+                 "While the speedup's interval is still wider than twice --target-ci, sampling goes on past the "
+                 "budget, up to this many budgets; 1: the budget only" + engine_default)
+      ->transform(kAmount1);
   cmd.add_option("--target-ci", t.target_ci,
                  "Stop once the 95% confidence interval of the speedup is within this of it either way (--speedup "
                  "paired), or that of each side's time this relative width (0.005 = 0.5%)" + engine_default)

@@ -11,6 +11,7 @@ nlohmann::ordered_json to_json(const TimingOptions& o) {
           {"max_samples", o.max_samples},
           {"batch", o.batch},
           {"budget_ms", o.budget_ms},
+          {"imprecise_budget_multiple", o.imprecise_budget_multiple},
           {"stopping", to_string(o.stopping)},
           {"estimate", to_string(o.estimate)},
           {"speedup", to_string(o.speedup)},
@@ -48,6 +49,7 @@ TimingOptions timing_options_from_json(const nlohmann::ordered_json& t) {
           .max_samples = t.at("max_samples").get<size_t>(),
           .batch = t.at("batch").get<size_t>(),
           .budget_ms = t.at("budget_ms").get<double>(),
+          .imprecise_budget_multiple = t.value("imprecise_budget_multiple", 1.0),  // runs before it: the budget only
           .stopping = *stopping,
           .estimate = *estimate,
           .speedup = *speedup,

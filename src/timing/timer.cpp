@@ -14,6 +14,7 @@
 #include "timing/cuda_hooks.h"
 #include "timing/gpu_activity.h"
 #include "timing/gpu_environment.h"
+#include "timing/l2_flush.h"
 #include "util/log.h"
 
 namespace backendbench::timing {
@@ -102,12 +103,7 @@ class Sampler {
       const int64_t l2 = cuda::l2_cache_bytes(device_);
       const int64_t bytes = l2 > 0 ? static_cast<int64_t>(o_.l2_flush_multiple * static_cast<double>(l2))
                                    : (int64_t{256} << 20);
-      // Its values are never looked at: summing (a reading flush) only has to touch every line.
-      const int64_t floats = bytes / static_cast<int64_t>(sizeof(float));
-      if (floats > 0) {
-        flush_ = at::empty({floats}, at::TensorOptions().dtype(at::kFloat).device(device_));
-        flush_sum_ = at::empty({}, flush_.options());
-      }
+      if (bytes >= static_cast<int64_t>(sizeof(float))) flush_ = &L2Flush::shared(device_, bytes, o_.l2_flush_method);
     }
     // First uses load modules and create events, which may wait for the
     // device: do them now, not while a batch holds the stream.
@@ -165,12 +161,7 @@ class Sampler {
 
   // Queues the L2 flush (nothing when flushing is off or on the CPU).
   void flush() {
-    if (!flush_.defined()) return;
-    if (o_.l2_flush_method == L2FlushMethod::read) {
-      at::sum_out(flush_sum_, flush_);
-    } else {
-      flush_.zero_();
-    }
+    if (flush_) flush_->queue();
   }
 
   size_t throttled_batches() const { return throttled_batches_; }
@@ -318,7 +309,7 @@ class Sampler {
   std::optional<ActivityWindow> window_;  // while the calls are watched
   std::optional<c10::Stream> stream_;
   std::vector<c10::Event> starts_, ends_;  // the event pool, reused batch after batch
-  at::Tensor flush_, flush_sum_;
+  L2Flush* flush_ = nullptr;
   const GpuMonitor* monitor_ = nullptr;  // clocks, where the driver exposes them
   size_t throttled_batches_ = 0;
   size_t batches_ = 0;
@@ -332,19 +323,36 @@ constexpr int kKernelModeAttempts = 2;
 // without a held probe (clearly_under_floor).
 constexpr double kProbeSkipShare = 0.5;
 
+// The relative half-width of a pair's speedup interval, where the speedup is taken from its pairs and judged by
+// its interval (the median-ci rule); none otherwise.
+std::optional<double> paired_half_width(std::span<Side* const> sides, const TimingOptions& o) {
+  if (sides.size() != 2 || o.speedup != SpeedupEstimate::paired || o.stopping != StoppingRule::median_ci) {
+    return std::nullopt;
+  }
+  const auto ratio = paired_ratio(sides[0]->samples, sides[1]->samples);
+  if (!ratio) return std::nullopt;
+  return ratio->relative_half_width();
+}
+
 // Whether the samples pin down what the timing reports: with the median-ci rule, a pair's speedup taken from its
 // pairs, within +-target (what makes a verdict, and tighter than the two sides' intervals, since drift both see
 // cancels in it); otherwise each side's time by its own criterion.
 bool pinned_down(std::span<Side* const> sides, const TimingOptions& o) {
-  if (sides.size() == 2 && o.speedup == SpeedupEstimate::paired && o.stopping == StoppingRule::median_ci) {
-    const auto ratio = paired_ratio(sides[0]->samples, sides[1]->samples);
-    if (ratio) return ratio->relative_half_width() <= o.target_relative_ci;
-  }
+  if (const auto width = paired_half_width(sides, o)) return *width <= o.target_relative_ci;
   return std::ranges::all_of(sides, [&](const Side* s) { return s->converged(o); });
 }
 
+// Whether the budget, spent, ends a timing: not while a pair's speedup interval is still wider than twice the
+// target (+-1% by default), until `imprecise_budget_multiple` budgets are spent.
+bool budget_spent(std::span<Side* const> sides, const TimingOptions& o, double spent_ms, double budget_ms) {
+  if (spent_ms < budget_ms) return false;
+  if (spent_ms >= budget_ms * o.imprecise_budget_multiple) return true;
+  const auto width = paired_half_width(sides, o);
+  return !width || *width <= 2 * o.target_relative_ci;
+}
+
 // Samples `sides` in turns until what they report is pinned down, `max_samples`
-// are drawn or their budget since `start` is spent. False, with the samples
+// are drawn or their budget since `start` is spent (budget_spent). False, with the samples
 // cleared, when a held batch could not be timed by its records (Sampler::sample).
 bool sample_until_done(Sampler& sampler, std::span<Side* const> sides, bool hold, const TimingOptions& o,
                        Clock::time_point start) {
@@ -357,7 +365,8 @@ bool sample_until_done(Sampler& sampler, std::span<Side* const> sides, bool hold
     }
     const bool enough = all([&](const Side& s) { return s.samples.size() >= o.min_samples; });
     const bool may_stop_early = all([&](const Side& s) { return s.samples.size() >= o.min_samples_to_stop_early; });
-    if (enough && ((may_stop_early && pinned_down(sides, o)) || ms_since(start) >= budget_ms)) break;
+    const bool pinned = may_stop_early && pinned_down(sides, o);
+    if (enough && (pinned || budget_spent(sides, o, ms_since(start), budget_ms))) break;
   }
   return true;
 }
@@ -422,7 +431,10 @@ SampleStats per_call(std::vector<double> replays, size_t calls) {
 
 TimingOptions timing_options_for(c10::Device device) {
   TimingOptions options;
-  if (device.is_cpu()) options.budget_ms = 100.0;
+  if (device.is_cpu()) {
+    options.budget_ms = 100.0;
+    options.imprecise_budget_multiple = 1.0;  // the machine's other work, not the samples, widens a CPU interval
+  }
   return options;
 }
 

@@ -19,7 +19,8 @@
 // between a stopping criterion (timing/stopping.h; by default the 95%
 // confidence interval of the median within `target_relative_ci` of it; for a
 // pair, that of the speedup within +-`target_relative_ci`) or the time budget
-// ends it. Reference and candidate are sampled in turns, call by call within
+// ends it; a pair whose speedup interval is still wider than twice the target
+// then goes on, up to a few budgets. Reference and candidate are sampled in turns, call by call within
 // each batch (A B A B ...), so that drift in clocks, temperature or the host's
 // state reaches both alike, and the speedup is taken from those pairs
 // (SpeedupEstimate::paired), in whose ratios it cancels.
@@ -61,7 +62,10 @@ struct TimingOptions {
   size_t min_samples_to_stop_early = 32;
   size_t max_samples = 500;
   size_t batch = 8;                // samples per synchronization
-  double budget_ms = 6.0;          // per timing: stop sampling after this much wall time
+  // Per timing: stop sampling after this much wall time a side, or, while a pair's speedup interval is still wider
+  // than twice the target, after up to `imprecise_budget_multiple` times as much.
+  double budget_ms = 6.0;
+  double imprecise_budget_multiple = 3.0;
   StoppingRule stopping = StoppingRule::median_ci;
   Estimate estimate = Estimate::median;  // what a side's time is taken to be (its median by default)
   SpeedupEstimate speedup = SpeedupEstimate::paired;  // how time_pair takes the ratio of the sides' times

@@ -157,6 +157,7 @@ TEST_F(BadInput, NumbersReadAsPeopleWriteThem) {
       {"--worker-cpu-limit -2", "--worker-cpu-limit: must be 0 or more, got '-2'"},
       {"bench-timing --inputs 2.5", "--inputs: must be a whole number, got '2.5'"},
       {"bench-timing --budget-ms -0.5", "--budget-ms: must be 0 or more, got '-0.5'"},
+      {"bench-timing --imprecise-budget-multiple 0.5", "--imprecise-budget-multiple: must be at least 1, got '0.5'"},
       {"bench-timing --batch 0", "--batch: must be at least 1, got '0'"},
       {"bench-timing --speedup mean", "--speedup: mean not in {paired,sides}"},
       {"merge a b --p inf", "--p: must be a finite number, got 'inf'"},

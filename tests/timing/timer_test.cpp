@@ -160,6 +160,29 @@ TEST(TimePair, TheBudgetStopsATimingBeforeItMayStopEarly) {
   EXPECT_EQ(t.reference.stats.samples, 16u);  // two batches of 8
 }
 
+// Past its budget, a pair whose speedup interval is still wider than twice the target goes on, up to
+// imprecise_budget_multiple budgets; one already within it stops at the budget.
+TEST(TimePair, AnImprecisePairGoesOnPastItsBudgetUpToTheMultiple) {
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> micros(0, 200);
+  const auto noisy = [&] { std::this_thread::sleep_for(std::chrono::microseconds(micros(rng))); };
+  TimingOptions options{.warmup = 0, .min_samples = 10, .min_samples_to_stop_early = 1'000'000,
+                        .max_samples = 1'000'000, .budget_ms = 2.0, .imprecise_budget_multiple = 5.0,
+                        .target_relative_ci = 0.005};
+  const auto ms_since = [](std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  };
+  auto started = std::chrono::steady_clock::now();
+  time_pair(kCpu, noisy, noisy, options);  // pairs spread by ~100%: the interval stays far wider than +-1%
+  EXPECT_GE(ms_since(started), 2 * 2.0 * 5.0);  // two sides' budgets, five times over
+
+  options.imprecise_budget_multiple = 100.0;
+  options.target_relative_ci = 0.5;  // within +-100%: precise enough from the start
+  started = std::chrono::steady_clock::now();
+  time_pair(kCpu, [] {}, [] {}, options);
+  EXPECT_LT(ms_since(started), 2 * 2.0 * 100.0 / 2);
+}
+
 // Graph timing needs CUDA: on the CPU both sides say so and have no times,
 // and time_pair's dispatch-inclusive results are unaffected.
 TEST(TimePair, CudaGraphsOnTheCpuGiveAReasonNotATime) {
