@@ -20,10 +20,11 @@
 // confidence interval of the median within `target_relative_ci` of it; for a
 // pair, that of the speedup within +-`target_relative_ci`) or the time budget
 // ends it; a pair whose speedup interval is still wider than twice the target
-// then goes on, up to a few budgets. Reference and candidate are sampled in turns, call by call within
-// each batch (A B A B ...), so that drift in clocks, temperature or the host's
-// state reaches both alike, and the speedup is taken from those pairs
-// (SpeedupEstimate::paired), in whose ratios it cancels.
+// then goes on, up to a few budgets. Reference and candidate are sampled in
+// turns, call by call within each batch (A B A B ...), so that drift in
+// clocks, temperature or the host's state reaches both alike, and the speedup
+// is taken from those pairs (SpeedupEstimate::paired), in whose ratios it
+// cancels.
 // On the CPU the same statistics come from a steady clock.
 //
 // With `cuda_graphs`, time_pair also captures each side's call into a CUDA
