@@ -336,19 +336,18 @@ std::optional<double> paired_half_width(std::span<Side* const> sides, const Timi
 
 // Whether the samples pin down what the timing reports: with the median-ci rule, a pair's speedup taken from its
 // pairs, within +-target (what makes a verdict, and tighter than the two sides' intervals, since drift both see
-// cancels in it); otherwise each side's time by its own criterion.
-bool pinned_down(std::span<Side* const> sides, const TimingOptions& o) {
-  if (const auto width = paired_half_width(sides, o)) return *width <= o.target_relative_ci;
+// cancels in it); otherwise each side's time by its own criterion. `paired_width`: paired_half_width's.
+bool pinned_down(std::span<Side* const> sides, const TimingOptions& o, std::optional<double> paired_width) {
+  if (paired_width) return *paired_width <= o.target_relative_ci;
   return std::ranges::all_of(sides, [&](const Side* s) { return s->converged(o); });
 }
 
-// Whether the budget, spent, ends a timing: not while a pair's speedup interval is still wider than twice the
-// target (+-1% by default), until `imprecise_budget_multiple` budgets are spent.
-bool budget_spent(std::span<Side* const> sides, const TimingOptions& o, double spent_ms, double budget_ms) {
+// Whether the budget, spent, ends a timing: not while a pair's speedup interval (`paired_width`) is still wider
+// than twice the target (+-1% by default), until `imprecise_budget_multiple` budgets are spent.
+bool budget_spent(std::optional<double> paired_width, const TimingOptions& o, double spent_ms, double budget_ms) {
   if (spent_ms < budget_ms) return false;
   if (spent_ms >= budget_ms * o.imprecise_budget_multiple) return true;
-  const auto width = paired_half_width(sides, o);
-  return !width || *width <= 2 * o.target_relative_ci;
+  return !paired_width || *paired_width <= 2 * o.target_relative_ci;
 }
 
 // Samples `sides` in turns until what they report is pinned down, `max_samples`
@@ -363,10 +362,11 @@ bool sample_until_done(Sampler& sampler, std::span<Side* const> sides, bool hold
       for (Side* side : sides) side->reset(o);
       return false;
     }
-    const bool enough = all([&](const Side& s) { return s.samples.size() >= o.min_samples; });
+    if (!all([&](const Side& s) { return s.samples.size() >= o.min_samples; })) continue;
+    const double spent_ms = ms_since(start);
+    const std::optional<double> width = paired_half_width(sides, o);  // once a batch: it sorts every pair
     const bool may_stop_early = all([&](const Side& s) { return s.samples.size() >= o.min_samples_to_stop_early; });
-    const bool pinned = may_stop_early && pinned_down(sides, o);
-    if (enough && (pinned || budget_spent(sides, o, ms_since(start), budget_ms))) break;
+    if ((may_stop_early && pinned_down(sides, o, width)) || budget_spent(width, o, spent_ms, budget_ms)) break;
   }
   return true;
 }
