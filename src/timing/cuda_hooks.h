@@ -65,11 +65,13 @@ class CapturedCalls {
   std::string error_;
 };
 
-// ATen's timed calls on a memory pool of their own. What the reference side of
-// a timing frees would otherwise go back to the caching allocator's shared
+// A side's timed calls on a memory pool of their own. What the reference side
+// of a timing frees would otherwise go back to the caching allocator's shared
 // pool, where the candidate's next call of the same size is handed the very
 // block: a kernel that returns `torch.empty_like(x)` would find ATen's answer
-// there. Between begin() and end(), the calling thread's allocations on the
+// there. The candidate's calls get one too, so that both sides' allocations
+// take the allocator's same path (timer.cpp's time_pair).
+// Between begin() and end(), the calling thread's allocations on the
 // device's current stream come from a private pool that only this object
 // routes to; its cached blocks go back to the driver when the object goes
 // (a cudaFree, which waits for the device). No-ops off CUDA.

@@ -7,6 +7,7 @@
 #include <ATen/ATen.h>
 
 #include "timing/cuda_hooks.h"
+#include "util/log.h"
 
 namespace backendbench::timing {
 
@@ -28,7 +29,13 @@ L2Flush::L2Flush(c10::Device device, int64_t bytes, L2FlushMethod method) : meth
   sum_ = at::empty({}, buffer_.options());
   if (!device.is_cuda()) return;
   auto graph = std::make_unique<cuda::CapturedCalls>(device, [this] { launch(); }, 1);
-  if (graph->error().empty()) graph_ = std::move(graph);
+  if (graph->error().empty()) {
+    graph_ = std::move(graph);
+  } else {
+    capture_error_ = graph->error();
+    BB_LOG(debug) << "timing: the L2 flush on " << device.str() << " is launched, not replayed from a CUDA graph: "
+                  << capture_error_;
+  }
 }
 
 L2Flush::~L2Flush() = default;

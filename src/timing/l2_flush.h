@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include <ATen/Tensor.h>
 #include <c10/core/Device.h>
@@ -31,6 +32,7 @@ class L2Flush {
 
   void queue();  // on the device's current stream
   bool replayed() const { return graph_ != nullptr; }  // from a CUDA graph
+  const std::string& capture_error() const { return capture_error_; }  // why not, where it is not
 
  private:
   L2Flush(c10::Device device, int64_t bytes, L2FlushMethod method);
@@ -39,6 +41,7 @@ class L2Flush {
   at::Tensor buffer_, sum_;
   L2FlushMethod method_;
   std::unique_ptr<cuda::CapturedCalls> graph_;  // absent off CUDA or where the capture failed: launched as it is
+  std::string capture_error_;
 };
 
 }  // namespace backendbench::timing

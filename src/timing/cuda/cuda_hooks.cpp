@@ -6,6 +6,7 @@
 #include <thread>
 #include <vector>
 
+#include <ATen/Context.h>
 #include <ATen/cuda/CUDAGeneratorImpl.h>
 #include <ATen/cuda/CUDAGraph.h>
 #include <c10/cuda/CUDACachingAllocator.h>
@@ -181,6 +182,8 @@ std::vector<c10::MempoolId_t> g_pools_left;
 
 AllocationsApart::AllocationsApart(c10::Device device) {
   if (!device.is_cuda()) return;
+  // Its pools are the caching allocator's, which a process that has not allocated on the device yet has not made.
+  at::globalContext().lazyInitDevice(c10::DeviceType::CUDA);
   const c10::DeviceIndex index = device.index() < 0 ? c10::cuda::current_device() : device.index();
   // A fresh pool per object: a pool whose last reference went may not be routed to again (the allocator asserts).
   pool_ = std::make_unique<Pool>(Pool{.device = index, .id = at::cuda::graph_pool_handle()});
