@@ -9,6 +9,24 @@ namespace backendbench::inputs {
 namespace {
 
 constexpr int64_t kSmallestChanged = 8;
+// Triton specializes a kernel on whether each integer argument (a size, a stride) is divisible by this.
+constexpr int64_t kSpecializedDivisor = 16;
+
+// The sizes next to `size` to try, nearest first, of its class under Triton's specialization: a multiple of 16
+// 16 smaller (which keeps a power of two's next power of two, a common block size) or 16 larger; any other size
+// one larger or one smaller, where that is not a multiple of 16 (neighbours.h says why).
+std::vector<int64_t> neighbours_of(int64_t size) {
+  std::vector<int64_t> out;
+  if (size % kSpecializedDivisor == 0) {
+    if (size - kSpecializedDivisor >= kSmallestChanged) out.push_back(size - kSpecializedDivisor);
+    out.push_back(size + kSpecializedDivisor);
+    return out;
+  }
+  for (const int64_t next : {size + 1, size - 1}) {
+    if (next % kSpecializedDivisor != 0) out.push_back(next);
+  }
+  return out;
+}
 
 // Calls `fn` on every tensor spec inside `v`.
 template <typename Fn>
@@ -125,15 +143,23 @@ class Resizer {
 std::vector<NeighbourShape> neighbouring_shapes(const spec::Arguments& args) {
   const std::vector<int64_t> sizes = sizes_to_change(args);
   if (sizes.empty()) return {};
-  // Both sizes one larger, then one smaller; then the first alone (ATen may refuse the pair).
+  // Both sizes to their nearest neighbours, then to their second ones (where both have one); then the first alone
+  // (ATen may refuse the pair).
+  // A size never becomes another size that changes too: the two would be swapped, not moved.
+  std::vector<std::vector<int64_t>> nearest;
+  for (int64_t s : sizes) {
+    std::vector<int64_t> to = neighbours_of(s);
+    std::erase_if(to, [&](int64_t n) { return std::ranges::find(sizes, n) != sizes.end(); });
+    nearest.push_back(std::move(to));
+  }
   std::vector<std::vector<std::pair<int64_t, int64_t>>> variants;
-  for (const int64_t step : {1, -1}) {
+  for (size_t rank = 0; rank < 2; ++rank) {
     std::vector<std::pair<int64_t, int64_t>> all;
-    for (int64_t s : sizes) all.emplace_back(s, s + step);
-    variants.push_back(std::move(all));
+    for (size_t k = 0; k < sizes.size() && rank < nearest[k].size(); ++k) all.emplace_back(sizes[k], nearest[k][rank]);
+    if (all.size() == sizes.size()) variants.push_back(std::move(all));
   }
   if (sizes.size() > 1) {
-    for (const int64_t step : {1, -1}) variants.push_back({{sizes.front(), sizes.front() + step}});
+    for (int64_t to : nearest.front()) variants.push_back({{sizes.front(), to}});
   }
   std::vector<NeighbourShape> out;
   for (const auto& changes : variants) {
