@@ -230,8 +230,8 @@ void add_bench_timing_options(CLI::App& cmd, BenchTimingOptions& o) {
   cmd.add_option("--budget-ms", t.budget_ms, "Wall-time budget of one side's timing, in ms" + engine_default)
       ->transform(kAmount0);
   cmd.add_option("--imprecise-budget-multiple", t.imprecise_budget_multiple,
-                 "While the speedup's interval is still wider than twice --target-ci, sampling goes on past the "
-                 "budget, up to this many budgets; 1: the budget only" + engine_default)
+                 "While the speedup's interval is still wider than 1.52 --target-ci (within twice --target-ci with 99% "
+                 "confidence), sampling goes on past the budget, up to this many budgets; 1: the budget only" + engine_default)
       ->transform(kAmount1);
   cmd.add_option("--target-ci", t.target_ci,
                  "Stop once the 95% confidence interval of the speedup is within this of it either way (--speedup "

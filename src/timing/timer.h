@@ -19,7 +19,8 @@
 // between a stopping criterion (timing/stopping.h; by default the 95%
 // confidence interval of the median within `target_relative_ci` of it; for a
 // pair, that of the speedup within +-`target_relative_ci`) or the time budget
-// ends it; a pair whose speedup interval is still wider than twice the target
+// ends it; a pair whose speedup interval is still wider than 1.52 targets (the
+// width that puts the speedup within twice the target with 99% confidence)
 // then goes on, up to a few budgets. Reference and candidate are sampled in
 // turns, call by call within each batch (A B A B ...), so that drift in
 // clocks, temperature or the host's state reaches both alike, and the speedup
@@ -61,10 +62,12 @@ struct TimingOptions {
   // The stopping criterion may end a timing only from this many samples a side (the budget ends it from
   // min_samples): an interval from fewer successive samples, which correlate, is too often too narrow.
   size_t min_samples_to_stop_early = 32;
-  size_t max_samples = 500;
+  // A dispatch-mode pair of 3 us calls on an H200 draws ~30 pairs a ms (ATen's private pools, the audit's hooks, a
+  // synchronization before each sample): three budgets hold about 1,000. On the CPU 500 (timing_options_for).
+  size_t max_samples = 1000;
   size_t batch = 8;                // samples per synchronization
-  // Per timing: stop sampling after this much wall time a side, or, while a pair's speedup interval is still wider
-  // than twice the target, after up to `imprecise_budget_multiple` times as much.
+  // Per timing: stop sampling after this much wall time a side, or, while a pair's speedup interval is still too
+  // wide to put it within twice the target with 99% confidence, after up to `imprecise_budget_multiple` times as much.
   double budget_ms = 6.0;
   double imprecise_budget_multiple = 3.0;
   StoppingRule stopping = StoppingRule::median_ci;

@@ -160,7 +160,7 @@ TEST(TimePair, TheBudgetStopsATimingBeforeItMayStopEarly) {
   EXPECT_EQ(t.reference.stats.samples, 16u);  // two batches of 8
 }
 
-// Past its budget, a pair whose speedup interval is still wider than twice the target goes on, up to
+// Past its budget, a pair whose speedup interval is still wider than 1.52 targets goes on, up to
 // imprecise_budget_multiple budgets; one already within it stops at the budget.
 TEST(TimePair, AnImprecisePairGoesOnPastItsBudgetUpToTheMultiple) {
   std::mt19937 rng(7);
