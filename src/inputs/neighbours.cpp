@@ -144,8 +144,7 @@ std::vector<NeighbourShape> neighbouring_shapes(const spec::Arguments& args) {
   const std::vector<int64_t> sizes = sizes_to_change(args);
   if (sizes.empty()) return {};
   // Both sizes to their nearest neighbours, then to their second ones (where both have one); then the first alone
-  // (ATen may refuse the pair).
-  // A size never becomes another size that changes too: the two would be swapped, not moved.
+  // (ATen may refuse the pair). A size never becomes another size that changes too: the two would be swapped.
   std::vector<std::vector<int64_t>> nearest;
   for (int64_t s : sizes) {
     std::vector<int64_t> to = neighbours_of(s);

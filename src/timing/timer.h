@@ -62,8 +62,9 @@ struct TimingOptions {
   // The stopping criterion may end a timing only from this many samples a side (the budget ends it from
   // min_samples): an interval from fewer successive samples, which correlate, is too often too narrow.
   size_t min_samples_to_stop_early = 32;
-  // A dispatch-mode pair of 3 us calls on an H200 draws ~30 pairs a ms (ATen's private pools, the audit's hooks, a
-  // synchronization before each sample): three budgets hold about 1,000. On the CPU 500 (timing_options_for).
+  // A dispatch-mode pair of 1 us calls on an H200 draws ~27 pairs a ms (events, each side's pool switched on and
+  // off, the audit's hooks, a wait for the device before each sample): three budgets hold about 1,000. On the CPU
+  // 500 (timing_options_for).
   size_t max_samples = 1000;
   size_t batch = 8;                // samples per synchronization
   // Per timing: stop sampling after this much wall time a side, or, while a pair's speedup interval is still too
