@@ -186,12 +186,17 @@ class Pool {
     while (remaining_ > 0) {
       begin_running_alone_when_due();
       for (Slot& slot : slots_) {
-        if (running_alone_ && !first_of_its_device(slot)) continue;
-        if (slot.state == Slot::State::stopped && !slot.given_up && pending_.size() > ready_or_starting()) start(slot);
-        if (slot.state == Slot::State::idle && !pending_.empty()) dispatch(slot);
+        if (taking_part(slot) && slot.state == Slot::State::stopped && !slot.given_up &&
+            pending_.size() > ready_or_starting()) {
+          start(slot);
+        }
+      }
+      dispatch_to_idle();
+      for (Slot& slot : slots_) {
         // Nothing more for it: its line ends, and with it the wait for frames after its last answer (and, while
         // tests wait to run alone, the memory it holds on its device).
-        if (slot.state == Slot::State::idle && pending_.empty() && (slot.answered || !to_run_alone_.empty())) {
+        if (taking_part(slot) && slot.state == Slot::State::idle && pending_.empty() &&
+            (slot.answered || !to_run_alone_.empty())) {
           ::shutdown(slot.process.socket, SHUT_WR);
         }
       }
@@ -243,28 +248,54 @@ class Pool {
     }
   }
 
-  // Where in pending_ the next test for `slot` is, among the first kLookAhead: the first of an operator its worker
-  // has run (the kernel's module imported, its kernels compiled and tuned there), else the first of an operator no
-  // other worker is running (two would compile the same kernels at once), else the first. Always of the first's
-  // kind: correctness tests go first, their results sparing the performance tests a second check.
-  size_t next_for(const Slot& slot) const {
+  // A test for `slot` in pending_, among the first kLookAhead: the first of an operator its worker has run (the
+  // kernel's module imported, its kernels compiled and tuned there), else the first of an operator no other worker
+  // is running (two would compile the same kernels at once), else the first of an operator some worker has answered
+  // a test of (its compiles are in the caches every worker reads: Triton's, the kernel cache). None while each
+  // operator in line is on its first test in another worker: this one waits rather than compile the same kernels
+  // beside it (a FlagGems first run, one H200: 36 worker-seconds compiling against 47, mm's kernels no longer
+  // compiled by two workers at once; its wall time, bound by mm's first call, unchanged).
+  // Always of the first's kind: correctness tests go first, their results sparing the performance tests a second
+  // check.
+  struct Pick {
+    size_t at;
+    bool ran_here;  // an operator the worker has run
+  };
+  std::optional<Pick> next_for(const Slot& slot) const {
     const runner::TestKind kind = jobs_[pending_.front()].kind;
     std::unordered_set<size_t> running;
     for (const Slot& other : slots_) {
       if (other.job) running.insert(jobs_[*other.job].op_index);
     }
-    std::optional<size_t> unclaimed;
+    std::optional<size_t> unclaimed, compiled;
     const size_t end = std::min(pending_.size(), kLookAhead);
     for (size_t at = 0; at < end && jobs_[pending_[at]].kind == kind; ++at) {
       const size_t op = jobs_[pending_[at]].op_index;
-      if (slot.operators.contains(op)) return at;
+      if (slot.operators.contains(op)) return Pick{at, true};
       if (!unclaimed && !running.contains(op)) unclaimed = at;
+      if (!compiled && operators_answered_.contains(op)) compiled = at;
     }
-    return unclaimed.value_or(0);
+    if (const auto at = unclaimed ? unclaimed : compiled) return Pick{*at, false};
+    return std::nullopt;
   }
 
-  void dispatch(Slot& slot) {
-    const auto at = pending_.begin() + static_cast<std::ptrdiff_t>(next_for(slot));
+  // Whether the slot takes tests now: while tests run alone, only the first worker of each device does.
+  bool taking_part(const Slot& slot) const { return !running_alone_ || first_of_its_device(slot); }
+
+  // Hands tests to the idle workers: first to those that have run a waiting test's operator (compiled there; an
+  // idle worker that has not would otherwise take it by coming first in line), then to the others.
+  void dispatch_to_idle() {
+    for (const bool where_run_only : {true, false}) {
+      for (Slot& slot : slots_) {
+        if (!taking_part(slot) || slot.state != Slot::State::idle || pending_.empty()) continue;
+        const auto pick = next_for(slot);
+        if (pick && (pick->ran_here || !where_run_only)) dispatch(slot, pick->at);
+      }
+    }
+  }
+
+  void dispatch(Slot& slot, size_t in_line) {
+    const auto at = pending_.begin() + static_cast<std::ptrdiff_t>(in_line);
     const size_t index = *at;
     pending_.erase(at);
     slot.operators.insert(jobs_[index].op_index);
@@ -426,6 +457,7 @@ class Pool {
       }
       slot.job.reset();
       slot.state = Slot::State::idle;
+      operators_answered_.insert(jobs_[index].op_index);
       refuse_if_impossible(index, outcome, 1000.0 * seconds_since(slot.sent_at));
       if (message.value("context_lost", Json()) == Json(true)) {
         end_worker(slot, 5000, [this, index, outcome](int status) {
@@ -664,6 +696,7 @@ class Pool {
   std::deque<std::pair<size_t, runner::TestOutcome>> to_run_alone_;
   bool running_alone_ = false;
   std::unordered_map<std::string, bool> correct_;  // "op|args" -> its correctness test passed
+  std::unordered_set<size_t> operators_answered_;  // of which a worker has answered a test (next_for)
   std::unordered_map<std::string, std::string> excluded_;  // "op|args" -> why its correctness test left it out
   // The sandbox (config_.sandbox.enabled): the workers' scratch folders, how
   // many workers started, when the pool started (clock ticks since boot), and

@@ -17,7 +17,8 @@ the test (NotAlone) while another stand-in worker of the run is alive. A step "l
 at once. A step "lost:SECONDS" answers that the test lost the device context, then takes SECONDS to exit, as a
 worker does while its driver tears the context down. A step "once:PATH" fails the test (RanTwice) when PATH exists,
 and creates it: the test must pass on its first run, not on a retry. A step "whoami:1" puts the worker's pid in
-the result's error_msg.
+the result's error_msg. A step "done:PATH" creates PATH once the test's phases are done; "after:PATH" fails the test
+(StartedEarly) when PATH is not there as it begins.
 """
 import json
 import os
@@ -26,6 +27,7 @@ import time
 
 SOCKET = 3
 RERUNS = set()  # the ids of jobs whose "once:PATH" marker was there when they began
+EARLY = set()  # the ids of jobs whose "after:PATH" marker was not there yet when they began
 
 
 def send(message):
@@ -79,6 +81,8 @@ def result_of(job):
                                       error_msg="CUDA out of memory (stand-in)")
     if job["id"] in RERUNS:
         outcome["correctness"].update(is_correct=False, error_type="RanTwice", error_msg="run a second time")
+    if job["id"] in EARLY:
+        outcome["correctness"].update(is_correct=False, error_type="StartedEarly", error_msg="began before its marker")
     if "alone:1" in steps and other_workers_alive():
         outcome["correctness"].update(is_correct=False, error_type="NotAlone", error_msg="another worker is alive")
     if "whoami:1" in steps:
@@ -122,6 +126,8 @@ def main():
                     open(step.split(":", 1)[1], "x").close()
                 except FileExistsError:
                     RERUNS.add(job["id"])
+            if step.startswith("after:") and not os.path.exists(step.split(":", 1)[1]):
+                EARLY.add(job["id"])
         if "forge:before-start" in steps:
             forge("before-start", job)
         late_start = "late-start:1" in steps
@@ -134,10 +140,13 @@ def main():
             if phase == "forge":
                 forge(value, job)
                 continue
-            if phase in ("claim", "oom", "alone", "late-start", "lost", "once", "whoami"):
+            if phase in ("claim", "oom", "alone", "late-start", "lost", "once", "whoami", "after", "done"):
                 continue
             send({"type": "phase", "id": job["id"], "phase": phase})
             time.sleep(float(value))
+        for step in steps:
+            if step.startswith("done:"):
+                open(step.split(":", 1)[1], "a").close()
         if late_start:
             send({"type": "started", "id": job["id"]})
         send({"type": "phase", "id": job["id"], "phase": "setup"})

@@ -5,9 +5,11 @@
 // too says so; with one worker on a device, the first answer stands. A worker
 // is started only for a test no other would take. Workers are
 // tests/workers/fake_worker.py, whose "oom:shared" and "alone:1" steps fail
-// while another worker of the run is alive. A worker keeps to the operators it has run.
+// while another worker of the run is alive. A worker keeps to the operators it has run, and waits while an
+// operator's first test runs elsewhere rather than compile its kernels beside it.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 #include <set>
 #include <string>
@@ -91,6 +93,32 @@ TEST(PoolSharing, AWorkerKeepsToTheOperatorsItHasRun) {
   EXPECT_EQ(answers, scripts.size());
   // One worker may take up the other's operator once its own has no test left; never both.
   EXPECT_LE(worker_and_operator.size(), 3u);
+}
+
+// An operator's first test compiles its kernels (Triton's autotuning: tens of seconds), into caches every worker
+// reads: a second worker with only that operator's tests left waits for it rather than compile the same kernels at
+// once, and once it is answered, the worker that ran it takes the next, though the other comes first in line.
+TEST(PoolSharing, AnOperatorsFirstTestRunsBeforeItsOthersStartElsewhere) {
+  if (!testing::has_python()) GTEST_SKIP() << "no python3 for the stand-in worker";
+  const auto dir = std::filesystem::path(::testing::TempDir()) / "first_test_of_an_operator";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string done = (dir / "done").string();
+  const std::vector<std::string> scripts = {"candidate:0.2 whoami:1", "candidate:1.0 done:" + done + " whoami:1",
+                                            "candidate:0.1 after:" + done + " whoami:1",
+                                            "candidate:0.1 after:" + done + " whoami:1"};
+  std::vector<runner::TestJob> jobs = testing::fake_jobs(scripts);
+  for (runner::TestJob& job : jobs) job.op_index = job.id == 0 ? 0 : 1;  // one worker's, then the other's
+  PoolOptions options{.worker_devices = {"cpu", "cpu"}, .test_timeout_s = 30, .overall_timeout_s = 60,
+                      .executable = testing::kFakeWorker.string()};
+  std::map<size_t, std::string> worker;
+  run_in_workers(jobs, testing::all_of(jobs), options, [&](size_t i, const runner::TestOutcome& o) {
+    ASSERT_TRUE(o.correctness);
+    EXPECT_NE(o.correctness->error_type, "StartedEarly") << scripts[i];
+    worker[i] = o.correctness->error_msg;
+  });
+  ASSERT_EQ(worker.size(), scripts.size());
+  EXPECT_EQ(worker[2], worker[1]);
 }
 
 }  // namespace
