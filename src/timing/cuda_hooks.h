@@ -83,6 +83,10 @@ class AllocationsApart {
   AllocationsApart& operator=(const AllocationsApart&) = delete;
   void begin();
   void end();
+  // Overwrites every block of its pool that no tensor holds (0xFF bytes: NaN in floating point), on the device's
+  // current stream: what one side's calls freed there is then no answer for the other side to be handed, once the
+  // two sides' pools are exchanged (timer.cpp).
+  void scrub_free_blocks();
 
   struct Pool;
 

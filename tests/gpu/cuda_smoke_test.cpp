@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <set>
+#include <vector>
 
 #include <ATen/ATen.h>
 #include <ATen/Context.h>
@@ -84,11 +85,12 @@ TEST_F(Cuda, AOneTimeWaitForTheHostDoesNotLeaveKernelMode) {
 // allocator's shared pool, and the candidate's next call of the same size was handed that very block: a kernel
 // returning torch.empty_like(x) read ATen's answer. The pool's memory goes back to the device after each timing.
 TEST_F(Cuda, TheCandidateIsNeverHandedMemoryAtensTimedCallsFreed) {
-  const at::Tensor x = at::randn({1 << 20}, at::TensorOptions().device(kCuda));
+  const at::Tensor x = at::randn({1 << 16}, at::TensorOptions().device(kCuda));
   std::set<const void*> atens, candidates;
   const auto reference = [&] { atens.insert(at::relu(x).data_ptr()); };
   const auto candidate = [&] { candidates.insert(at::empty_like(x).data_ptr()); };
-  (void)timing::time_pair(kCuda, reference, candidate);
+  // Dispatch mode: each side keeps its pool (kernel mode exchanges them, after overwriting their free blocks: below).
+  ASSERT_EQ(timing::time_pair(kCuda, reference, candidate).reference.mode, timing::TimingMode::dispatch);
   ASSERT_FALSE(atens.empty());
   ASSERT_FALSE(candidates.empty());
   for (const void* p : candidates) EXPECT_FALSE(atens.contains(p)) << "the candidate was handed ATen's output at " << p;
@@ -101,6 +103,28 @@ TEST_F(Cuda, TheCandidateIsNeverHandedMemoryAtensTimedCallsFreed) {
   }
   (void)timing::time_pair(kCuda, reference, candidate);
   EXPECT_LE(reserved(), before) << "ATen's pools held memory after their timings";
+}
+
+// In kernel mode the sides exchange their pools between batches (where a side's memory sits would bias its
+// kernels' times for the whole timing), each pool's free blocks overwritten first: the candidate is handed blocks
+// ATen's calls freed, never ATen's answer in them.
+TEST_F(Cuda, TheCandidateFindsNoAnswerInTheBlocksAtensKernelModeCallsFreed) {
+  const at::Tensor x = at::randn({1 << 24}, at::TensorOptions().device(kCuda));
+  const at::Tensor answer = at::relu(x);
+  std::set<const void*> atens;
+  std::vector<at::Tensor> handed;  // the first 64, kept as they were handed
+  const auto reference = [&] { atens.insert(at::relu(x).data_ptr()); };
+  const auto candidate = [&] {
+    at::Tensor out = at::empty_like(x);
+    if (handed.size() < 64) handed.push_back(out);
+  };
+  ASSERT_EQ(timing::time_pair(kCuda, reference, candidate).reference.mode, timing::TimingMode::kernel);
+  size_t in_atens_blocks = 0;
+  for (const at::Tensor& out : handed) {
+    in_atens_blocks += atens.contains(out.data_ptr()) ? 1 : 0;
+    EXPECT_FALSE(at::equal(out, answer)) << "the candidate was handed ATen's answer at " << out.data_ptr();
+  }
+  EXPECT_GT(in_atens_blocks, 0u) << "the sides' pools were never exchanged";
 }
 
 // A dispatch-mode sample starts on an idle device: GPU work queued before it (here by its hooks, a matrix

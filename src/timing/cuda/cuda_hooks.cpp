@@ -222,6 +222,19 @@ void AllocationsApart::end() {
   pool_->routing = false;
 }
 
+void AllocationsApart::scrub_free_blocks() {
+  if (!pool_) return;
+  const cudaStream_t stream = c10::cuda::getCurrentCUDAStream(pool_->device).stream();
+  for (const auto& segment : allocator::snapshot().segments) {
+    if (segment.device != pool_->device || segment.owner_private_pool_id != pool_->id) continue;
+    size_t at = segment.address;
+    for (const auto& block : segment.blocks) {
+      if (!block.allocated) C10_CUDA_CHECK(cudaMemsetAsync(reinterpret_cast<void*>(at), 0xFF, block.size, stream));
+      at += block.size;
+    }
+  }
+}
+
 void profiler_start() { C10_CUDA_CHECK(cudaProfilerStart()); }
 void profiler_stop() { C10_CUDA_CHECK(cudaProfilerStop()); }
 

@@ -26,6 +26,7 @@ AllocationsApart::AllocationsApart(c10::Device) {}
 AllocationsApart::~AllocationsApart() = default;
 void AllocationsApart::begin() {}
 void AllocationsApart::end() {}
+void AllocationsApart::scrub_free_blocks() {}
 
 void profiler_start() {}
 void profiler_stop() {}
