@@ -164,6 +164,20 @@ class Sampler {
     if (flush_) flush_->queue();
   }
 
+  // Kernel mode (sample_until_done): the two sides exchange their pools before each batch past the probe. Where a
+  // side's outputs and workspaces sit lasts as long as its pool and moves its kernels' time: ATen against itself on
+  // 548 kernel-mode inputs read 95.6-96.7% within +-1% with a pool per side for the whole timing, 98.0-99.6% with
+  // the pools exchanged (one H200, docs/timing.md). Both pools' free blocks are overwritten first (the engine's
+  // work, outside the samples): what a side freed there, ATen's answer among it, is never the other's to be handed.
+  // Dispatch mode keeps a pool per side: exchanged there too, the 211 dispatch-mode inputs read 90.5 / 96.2%
+  // against 96.7 / 94.8%.
+  void exchange_pools(std::span<Side* const> sides) {
+    if (sides.size() != 2 || !sides[0]->apart || !sides[1]->apart) return;
+    engine_work([&] {
+      for (Side* side : sides) side->apart->scrub_free_blocks();
+    });
+    std::swap(sides[0]->apart, sides[1]->apart);
+  }
   size_t throttled_batches() const { return throttled_batches_; }
   // The next batch is led by side `k` (then the lead changes from batch to batch again).
   void lead_next(size_t k) { batches_ = k; }
@@ -179,18 +193,6 @@ class Sampler {
   }
   void engine_flush() {
     engine_work([&] { flush(); });
-  }
-  // Kernel mode: the two sides exchange their pools before each batch. Where a side's outputs and workspaces sit
-  // lasts as long as its pool and changes its kernels' time: ATen against itself on 548 kernel-mode inputs read
-  // 94.5-95.2% within +-1% with a pool per side for the whole timing, 99.3-99.4% with the pools exchanged at each
-  // batch (one H200). Both pools' free blocks are overwritten first (the engine's work, outside the samples): what
-  // a side freed there, ATen's answer among it, is never the other side's to be handed.
-  void exchange_pools(std::span<Side* const> sides) {
-    if (sides.size() != 2 || !sides[0]->apart || !sides[1]->apart) return;
-    engine_work([&] {
-      for (Side* side : sides) side->apart->scrub_free_blocks();
-    });
-    std::swap(sides[0]->apart, sides[1]->apart);
   }
   // Right before a side's call (after its flush, outside the sample), until after_call.
   static void allocate_apart(Side& side) {
@@ -236,7 +238,6 @@ class Sampler {
   bool sample_once(std::span<Side* const> sides, size_t count, bool hold, std::vector<std::vector<double>>& out) {
     count = std::min(count, o_.batch);
     const size_t n = sides.size();
-    if (hold) exchange_pools(sides);
     // The side that leads changes from batch to batch: the first call after
     // a synchronization (or the hold's release) is nobody's advantage.
     const size_t lead = batches_++ % n;
@@ -376,6 +377,7 @@ bool sample_until_done(Sampler& sampler, std::span<Side* const> sides, bool hold
   const double budget_ms = o.budget_ms * static_cast<double>(sides.size());
   const auto all = [&](auto&& pred) { return std::ranges::all_of(sides, [&](const Side* s) { return pred(*s); }); };
   while (sides.front()->samples.size() < o.max_samples) {
+    if (hold) sampler.exchange_pools(sides);
     if (!sampler.sample(sides, std::min(o.batch, o.max_samples - sides.front()->samples.size()), hold)) {
       for (Side* side : sides) side->reset(o);
       return false;
