@@ -15,6 +15,19 @@ build or several side by side (before and after a change, on one machine):
                      Triton's on CUDA), its operators only: tests judged per
                      second on a first run (Triton's cache and the
                      compiled-kernel cache empty) and again warm
+  filters            ATen against ATen on operator filters (--filters, every
+                     input of the set that matches one): the shares within 1%
+                     and 3% of 1, and the wall time per input, the process's
+                     start included (the issue's first two rows)
+  flaggems           --backend flag_gems on --flaggems-ops, one input each:
+                     tests per second, the process's start included, on a
+                     first run (Triton's and FlagGems' caches empty) and warm
+
+BackendBench itself (meta-pytorch/BackendBench, a source folder holding its
+`BackendBench` package, run as `python3 -m BackendBench.scripts.main` with the
+set as its local trace file) can be one of the builds: --backendbench
+NAME=FOLDER measures it in the filters and flaggems rows, side by side with
+ours (its other rows read "-").
 
 Each row runs every build in turns before the next row, so that drift over the
 session falls on all of them alike; with --rounds N, N times (A B, A B, ...),
@@ -27,6 +40,7 @@ figure to compare builds by (identical runs differ by points within 1%).
     python3 tools/benchmark.py --device cpu --inputs 20 --data t.txt --kernels examples/kernels_python --topn 1
     python3 tools/benchmark.py --binary judge=build/backendbench --binary no-judge=build/backendbench \
         --build-flag no-judge=--no-judge --rows whole              # what the judge costs
+    python3 tools/benchmark.py --backendbench BackendBench=../BackendBench --rows filters,flaggems
 """
 
 import argparse
@@ -41,15 +55,17 @@ SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def run(binary, args, env=None, log=None):
-    """Runs the binary; its stderr goes to `log` (a run that fails stops the benchmark, saying why)."""
+    """Runs the binary (a command: a list); its stderr goes to `log` (a run that fails stops the benchmark, saying
+    why). The seconds it took."""
+    command = (binary if isinstance(binary, list) else [binary]) + args
     started = time.monotonic()
-    done = subprocess.run([binary] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                           env=dict(os.environ, **(env or {})))
     if log:
         with open(log, "a") as f:
-            f.write(done.stderr)
+            f.write(done.stdout + done.stderr)
     if done.returncode != 0:
-        sys.exit(f"{binary} {' '.join(args)} exited {done.returncode}:\n{done.stderr[-2000:]}")
+        sys.exit(f"{' '.join(command)} exited {done.returncode}:\n{done.stderr[-2000:]}")
     return time.monotonic() - started
 
 
@@ -59,6 +75,8 @@ MODES = {"all": "all", "kernel mode": "kernel_mode", "dispatch mode": "dispatch_
 
 def steadiness(binary, work, opts, flags):
     del flags  # the suite runs' flags: bench-timing takes none of them
+    if isinstance(binary, list):
+        return None  # BackendBench has no such pass
     out = os.path.join(work, "bench_timing.json")
     args = ["bench-timing", "--cold-only", "--inputs", str(opts.inputs), "--device", opts.device, "--out", out]
     if opts.data:
@@ -80,11 +98,12 @@ def suite_run(binary, work, name, args, env=None):
     """The run's time split, with `judged`: the tests that judged a kernel (none skipped for want of one), and
     `modes`: the shares of its timed speedups within 1% and 3%, per timing mode (bench-timing's groups)."""
     folder = os.path.join(work, name)
-    run(binary, ["--suite", "torchbench", "--no-baseline-cache", "--log-dir", folder] + args, env=env,
-        log=os.path.join(work, "stderr.txt"))
+    process_s = run(binary, ["--suite", "torchbench", "--no-baseline-cache", "--log-dir", folder] + args, env=env,
+                    log=os.path.join(work, "stderr.txt"))
     split = json.load(open(os.path.join(folder, "run_info.json")))["environment"]["time_split"]
     results = json.load(open(os.path.join(folder, "full_results.json")))
     split["judged"] = len(results)
+    split["process_s"] = process_s
     timed = [r for r in results if r["test_type"] == "performance" and r.get("successfully_ran") and r.get("speedup")]
     split["modes"] = {key: within_shares([r["speedup"] for r in timed
                                           if key == "all" or r.get("timing_mode", "") + "_mode" == key])
@@ -92,12 +111,72 @@ def suite_run(binary, work, name, args, env=None):
     return split
 
 
+def backendbench_run(command, work, opts, name, args, env=None):
+    """BackendBench's run of the torchbench suite over the set (its trace file): the tests in its results, the
+    process's seconds, and the shares of its speedups within 1% and 3% (it has no timing modes: "all")."""
+    folder = os.path.join(work, name)
+    process_s = run(command, ["--suite", "torchbench", "--alternative-torchbench-data-path", backendbench_trace(opts),
+                              "--log-dir", folder] + args, env=env, log=os.path.join(work, "stderr.txt"))
+    results = json.load(open(os.path.join(folder, "full_results.json")))
+    timed = [r for r in results if r["test_type"] == "performance" and r.get("successfully_ran") and r.get("speedup")]
+    return {"judged": len(results), "process_s": process_s,
+            "modes": {"all": within_shares([r["speedup"] for r in timed])},
+            "inputs": sum(r["test_type"] == "performance" for r in results)}
+
+
+def backendbench_trace(opts):
+    """The set as a trace file BackendBench reads: --data when it is one, else the dataset's inputs (those included
+    in the benchmark), written once per benchmark."""
+    data = opts.data or os.path.join(SOURCE_DIR, "data", "torchbench", "dataset.json")
+    if data.endswith(".txt"):
+        return data
+    if not data.endswith(".json"):
+        sys.exit(f"--data {data}: BackendBench reads trace files (.txt); give it one, or a dataset .json")
+    trace = os.path.join(opts.work_root, "backendbench_trace.txt")
+    if not os.path.exists(trace):
+        by_op = {}
+        for row in json.load(open(data)):
+            if row.get("included_in_benchmark", True):
+                by_op.setdefault(row["op_name"], []).append(row)
+        with open(trace, "w") as f:
+            for op, rows in by_op.items():
+                f.write(f"Operator: {op}\n" + "".join(f"cnt: {int(r.get('count') or 1)}, {r['args']}\n" for r in rows))
+    return trace
+
+
+def filters(binary, work, opts, flags):
+    if isinstance(binary, list):
+        figures = backendbench_run(binary, work, opts, "filters", ["--backend", "aten", "--ops", opts.filters])
+    else:
+        args = ["--backend", "aten", "--ops", opts.filters, "--device", opts.device]
+        figures = suite_run(binary, work, "filters", args + (["--data", opts.data] if opts.data else []) + flags)
+        figures["inputs"] = figures["modes"]["all"]["n"]
+    figures["ms_per_input"] = 1000 * figures["process_s"] / max(figures["inputs"], 1)
+    return figures
+
+
+def flaggems(binary, work, opts, flags):
+    caches = os.path.join(work, "caches")  # empty on the first run, filled for the second
+    env = {"TRITON_CACHE_DIR": os.path.join(caches, "triton"), "FLAGGEMS_CACHE_DIR": os.path.join(caches, "flaggems")}
+    args = ["--backend", "flag_gems", "--ops", opts.flaggems_ops, "--topn-inputs", "1"]
+    if isinstance(binary, list):
+        return {"first run": backendbench_run(binary, work, opts, "flaggems_first", args, env),
+                "warm cache": backendbench_run(binary, work, opts, "flaggems_warm", args, env)}
+    args += ["--device", opts.device] + (["--data", opts.data] if opts.data else []) + flags
+    return {"first run": suite_run(binary, work, "flaggems_first", args, env),
+            "warm cache": suite_run(binary, work, "flaggems_warm", args, env)}
+
+
 def whole_set(binary, work, opts, flags):
+    if isinstance(binary, list):
+        return None
     args = ["--backend", "aten", "--device", opts.device] + (["--data", opts.data] if opts.data else []) + flags
     return suite_run(binary, work, "whole_set", args)
 
 
 def kernel_folder(binary, work, opts, flags):
+    if isinstance(binary, list):
+        return None
     caches = os.path.join(work, "caches")  # empty on the first run, filled for the second
     env = {"TRITON_CACHE_DIR": os.path.join(caches, "triton"), "BACKENDBENCH_CACHE": os.path.join(caches, "backendbench")}
     # The folder's operators only (a folder per operator, add__Tensor for add.Tensor): the others would be
@@ -110,8 +189,8 @@ def kernel_folder(binary, work, opts, flags):
             "warm cache": suite_run(binary, work, "kernels_warm", args, env)}
 
 
-ROWS = {"steadiness": ("steadiness", steadiness), "whole": ("whole set", whole_set),
-        "kernels": ("kernel folder", kernel_folder)}
+ROWS = {"steadiness": ("steadiness", steadiness), "filters": ("filters", filters), "whole": ("whole set", whole_set),
+        "kernels": ("kernel folder", kernel_folder), "flaggems": ("flaggems", flaggems)}
 
 
 def percent(x):
@@ -125,39 +204,43 @@ def split_text(split):
     return ", ".join(f"{p} {100 * split[p + '_s'] / total:.0f}%" for p in parts if p + "_s" in split)
 
 
+def shares_text(m):
+    return f"{percent(m['within_1pct'])} / {percent(m['within_3pct'])} of {m['n']}" if m["n"] else "-"
+
+
+def rate_text(split):
+    return f"{split['judged'] / max(split['process_s'], 1e-9):.2f} ({split['judged']} tests in {split['process_s']:.1f} s)"
+
+
 def table(figures):
-    """The rows, one column per build."""
+    """The rows, one column per build ("-" where a build has no such figure)."""
     names = list(figures)
     lines = []
 
-    def row(label, cell):
-        lines.append((label, [cell(figures[n]) for n in names]))
+    def row(label, key, cell):
+        cells = [cell(figures[n][key]) if figures[n].get(key) else "-" for n in names]
+        if any(c != "-" for c in cells):
+            lines.append((label, cells))
 
-    measured = figures[names[0]]
-    if "steadiness" in measured:
-        for mode in MODES:
-            def steady(f, mode=mode):
-                m = f["steadiness"]["modes"][mode]
-                return f"{percent(m['within_1pct'])} / {percent(m['within_3pct'])} of {m['n']}" if m["n"] else "-"
-            if any(figures[n]["steadiness"]["modes"][mode]["n"] for n in names):
-                row(f"ATen vs ATen within 1% / 3%, {mode}", steady)
-        row("wall time per input", lambda f: f"{f['steadiness']['wall_ms_per_input']:.1f} ms")
-    if "whole set" in measured:
-        row("whole set, tests/s", lambda f: f"{f['whole set']['tests_per_s']:.1f} ({f['whole set']['tests']} tests in "
-                                            f"{f['whole set']['wall_s']:.1f} s)")
-        row("whole set, time split", lambda f: split_text(f["whole set"]))
-        for mode, key in MODES.items():
-            def steady_run(f, key=key):
-                m = f["whole set"]["modes"][key]
-                return f"{percent(m['within_1pct'])} / {percent(m['within_3pct'])} of {m['n']}" if m["n"] else "-"
-            if any(figures[n]["whole set"]["modes"][key]["n"] for n in names):
-                row(f"whole set within 1% / 3%, {mode}", steady_run)
-    if "kernel folder" in measured:
-        for run_name in ("first run", "warm cache"):
-            def folder_rate(f, r=run_name):
-                split = f["kernel folder"][r]
-                return f"{split['judged'] / max(split['wall_s'], 1e-9):.2f} ({split['judged']} tests in {split['wall_s']:.1f} s)"
-            row(f"kernel folder, {run_name}, tests/s", folder_rate)
+    for mode in MODES:
+        row(f"ATen vs ATen within 1% / 3%, {mode}", "steadiness", lambda f, m=mode: shares_text(f["modes"][m]))
+    row("wall time per input", "steadiness", lambda f: f"{f['wall_ms_per_input']:.1f} ms")
+    for key in MODES.values():
+        row(f"filters, within 1% / 3%, {key.replace('_', ' ')}", "filters",
+            lambda f, k=key: shares_text(f["modes"][k]) if k in f["modes"] else "-")
+    row("filters, wall time per input", "filters",
+        lambda f: f"{f['ms_per_input']:.1f} ms ({f['inputs']} inputs in {f['process_s']:.1f} s)")
+    row("whole set, tests/s", "whole set",
+        lambda f: f"{f['tests_per_s']:.1f} ({f['tests']} tests in {f['wall_s']:.1f} s)")
+    row("whole set, time split", "whole set", split_text)
+    for mode, key in MODES.items():
+        row(f"whole set within 1% / 3%, {mode}", "whole set", lambda f, k=key: shares_text(f["modes"][k]))
+    for run_name in ("first run", "warm cache"):
+        row(f"kernel folder, {run_name}, tests/s", "kernel folder",
+            lambda f, r=run_name: f"{f[r]['judged'] / max(f[r]['wall_s'], 1e-9):.2f} ({f[r]['judged']} tests in "
+                                  f"{f[r]['wall_s']:.1f} s)")
+    for run_name in ("first run", "warm cache"):
+        row(f"FlagGems, {run_name}, tests/s", "flaggems", lambda f, r=run_name: rate_text(f[r]))
     width = max(len(label) for label, _ in lines)
     widths = [max([len(n)] + [len(cells[i]) for _, cells in lines]) for i, n in enumerate(names)]
     out = [" " * width + "  " + "  ".join(n.ljust(w) for n, w in zip(names, widths))]
@@ -177,25 +260,40 @@ def parse_args(argv):
                    help="a folder of kernels for the first-run and warm rows (default on CUDA: examples/kernels_triton; "
                         "none on the CPU)")
     p.add_argument("--topn", type=int, default=3, help="inputs per operator for the kernel folder (default: 3)")
+    p.add_argument("--filters", default="relu,_softmax,native_layer_norm",
+                   help="the filters row's operator filters (default: relu,_softmax,native_layer_norm)")
+    p.add_argument("--flaggems-ops", default="relu,add.Tensor,mul.Tensor,_softmax,native_layer_norm,mm,sum,gelu",
+                   help="the flaggems row's operator filters (default: the issue's eight)")
+    p.add_argument("--backendbench", action="append", default=[], metavar="NAME=FOLDER",
+                   help="BackendBench's source folder (holding its BackendBench package), measured as the build NAME "
+                        "in the filters and flaggems rows; its Python is this one")
     p.add_argument("--run-flag", action="append", default=[], help="a flag for every suite run (e.g. --no-judge)")
     p.add_argument("--build-flag", action="append", default=[], metavar="NAME=FLAG",
                    help="a flag for the suite runs of the build NAME only (e.g. no-judge=--no-judge: the same binary "
                         "twice, with and without the judge)")
-    p.add_argument("--rows", default="steadiness,whole,kernels",
-                   help="which rows to measure, comma-separated (default: steadiness,whole,kernels)")
+    p.add_argument("--rows", default="steadiness,filters,whole,kernels",
+                   help="which rows to measure, comma-separated, among " + ",".join(ROWS) +
+                        " (default: steadiness,filters,whole,kernels)")
     p.add_argument("--rounds", type=int, default=1,
                    help="measure each row this many times, the builds in turns each time (default: 1)")
     p.add_argument("--out", default="",
                    help="write the figures to this JSON file (per build and row, a list of the rounds' figures)")
     opts = p.parse_args(argv)
     builds = {}
-    for spec in opts.binary or [f"now={os.path.join(SOURCE_DIR, 'build', 'backendbench')}"]:
+    for spec in opts.binary or ([] if opts.backendbench else [f"now={os.path.join(SOURCE_DIR, 'build', 'backendbench')}"]):
         name, sep, path = spec.partition("=")
         if not sep or not name or not path:
             p.error(f"--binary {spec}: expected NAME=PATH")
         if not os.access(path, os.X_OK):
             p.error(f"--binary {spec}: {path} is no executable")
         builds[name] = os.path.abspath(path)
+    for spec in opts.backendbench:
+        name, sep, folder = spec.partition("=")
+        if not sep or not name or name in builds or not os.path.isfile(
+                os.path.join(folder, "BackendBench", "scripts", "main.py")):
+            p.error(f"--backendbench {spec}: expected NAME=FOLDER, a new name, FOLDER holding BackendBench/scripts/main.py")
+        path = os.pathsep.join([os.path.abspath(folder)] + [x for x in [os.environ.get("PYTHONPATH")] if x])
+        builds[name] = ["env", f"PYTHONPATH={path}", sys.executable, "-m", "BackendBench.scripts.main"]
     opts.flags = {name: list(opts.run_flag) for name in builds}
     for spec in opts.build_flag:
         name, sep, flag = spec.partition("=")
@@ -220,6 +318,7 @@ def main(argv=None):
     opts, builds = parse_args(argv)
     figures = {name: {} for name in builds}  # build -> row -> the rounds' figures
     with tempfile.TemporaryDirectory(prefix="backendbench-benchmark-") as work:
+        opts.work_root = work
         for row in opts.rows:
             key, measure = ROWS[row]
             if measure is kernel_folder and not opts.kernels:

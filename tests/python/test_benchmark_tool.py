@@ -1,6 +1,7 @@
 """tools/benchmark.py on the CPU, end to end: the real binary twice (two
 builds side by side), a small trace, the Python example kernels as the kernel
-folder; every row of the table is there for both, and the JSON has the figures."""
+folder; every row of the table is there for both, and the JSON has the figures;
+BackendBench as a build beside ours (a stand-in of its command line here)."""
 
 import json
 import os
@@ -37,7 +38,8 @@ def test_two_builds_side_by_side_on_the_cpu(tmp_path):
                            "--topn", "1", "--binary", f"before={BINARY}", "--binary", f"after={BINARY}")
     lines = done.stdout.splitlines()
     assert lines[0].split() == ["before", "after"]
-    for label in ("ATen vs ATen within 1% / 3%, all", "wall time per input", "whole set, tests/s",
+    for label in ("ATen vs ATen within 1% / 3%, all", "wall time per input", "filters, within 1% / 3%, all",
+                  "filters, wall time per input", "whole set, tests/s",
                   "whole set, time split", "whole set within 1% / 3%, all", "kernel folder, first run, tests/s", "kernel folder, warm cache, tests/s"):
         assert any(line.startswith(label) for line in lines), (label, done.stdout)
     figures = saved["figures"]
@@ -45,6 +47,7 @@ def test_two_builds_side_by_side_on_the_cpu(tmp_path):
         assert figures[build]["whole set"][0]["tests"] == 4
         assert figures[build]["whole set"][0]["modes"]["all"]["n"] == 2  # relu's and add's performance tests
         assert figures[build]["steadiness"][0]["modes"]["all"]["n"] == 2
+        assert figures[build]["filters"][0]["inputs"] == 1  # relu's: the default filters match no add
         # relu and add.Tensor have kernels there: a correctness and a performance test each.
         assert figures[build]["kernel folder"][0]["first run"]["judged"] == 4
 
@@ -70,12 +73,61 @@ def test_rounds_measure_each_row_again_in_turns(tmp_path):
                        "whole set: a, round 2 of 2 ...", "whole set: b, round 2 of 2 ..."]
 
 
+# BackendBench's command line as the tool uses it: the suite over a local trace file, --ops filters by substring, and
+# full_results.json in --log-dir with a correctness and a performance row per input (each speedup 1.0 here).
+STAND_IN = """import json, os, sys
+args = dict(zip(sys.argv[1::2], sys.argv[2::2]))
+assert args["--suite"] == "torchbench" and args["--backend"] == "aten", sys.argv
+ops = args["--ops"].split(",")
+rows, op = [], None
+for line in open(args["--alternative-torchbench-data-path"]):
+    if line.startswith("Operator: "):
+        op = line.split()[1]
+    elif line.startswith("cnt: ") and any(o in op for o in ops):
+        rows.append({"op_name": op, "args": line.split(", ", 1)[1].strip(), "test_type": "correctness"})
+        rows.append({"op_name": op, "args": rows[-1]["args"], "test_type": "performance", "successfully_ran": True,
+                     "speedup": 1.0})
+os.makedirs(args["--log-dir"])
+json.dump(rows, open(os.path.join(args["--log-dir"], "full_results.json"), "w"))
+"""
+
+
+def test_backendbench_is_measured_beside_ours_over_the_same_inputs(tmp_path):
+    """Its filters row over the dataset's inputs (a dataset .json, written for it as a trace file); the rows it has
+    no run for read "-"."""
+    scripts = tmp_path / "bb" / "BackendBench" / "scripts"
+    scripts.mkdir(parents=True)
+    for package in (scripts.parent, scripts):
+        (package / "__init__.py").write_text("")
+    (scripts / "main.py").write_text(STAND_IN)
+    data = tmp_path / "d.json"
+    data.write_text(json.dumps([
+        {"op_name": "aten.relu.default", "args": "((T([64, 32], f32),), {})", "count": 2, "included_in_benchmark": True},
+        {"op_name": "aten.relu.default", "args": "((T([8], f32),), {})", "count": 1, "included_in_benchmark": False},
+        {"op_name": "aten.add.Tensor", "args": "((T([4], f32), T([4], f32)), {})", "count": 1,
+         "included_in_benchmark": True}]))
+    out = tmp_path / "figures.json"
+    done = subprocess.run(
+        [sys.executable, os.path.join(SOURCE_DIR, "tools", "benchmark.py"), "--device", "cpu", "--data", str(data),
+         "--rows", "filters,whole", "--binary", f"ours={BINARY}", "--backendbench", f"BackendBench={tmp_path / 'bb'}",
+         "--out", str(out)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(out.read_text())["figures"]
+    assert figures["BackendBench"]["filters"][0]["inputs"] == 1  # relu's one included input
+    assert figures["BackendBench"]["filters"][0]["modes"]["all"]["within_1pct"] == 1.0
+    assert figures["ours"]["filters"][0]["inputs"] == 1
+    assert figures["BackendBench"]["whole set"] == [None]
+    whole = next(line for line in done.stdout.splitlines() if line.startswith("whole set, tests/s"))
+    assert whole.split()[-1] == "-", done.stdout
+
+
 def test_bad_flags_are_usage_errors(tmp_path):
     tool = os.path.join(SOURCE_DIR, "tools", "benchmark.py")
     for flags, words in (([f"--binary", f"x={tmp_path / 'missing'}"], "is no executable"),
                          (["--rows", "steadiness,nope"], "choose among"),
                          (["--build-flag", "nobody=--no-judge"], "NAME one of the builds"),
-                         (["--rounds", "0"], "must be at least 1")):
+                         (["--rounds", "0"], "must be at least 1"),
+                         (["--backendbench", f"bb={tmp_path}"], "holding BackendBench/scripts/main.py")):
         done = subprocess.run([sys.executable, tool] + flags, capture_output=True, text=True)
         assert done.returncode == 2, flags
         assert words in done.stderr, done.stderr
