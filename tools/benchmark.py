@@ -75,13 +75,9 @@ MODES = {"all": "all", "kernel mode": "kernel_mode", "dispatch mode": "dispatch_
 
 def steadiness(binary, work, opts, flags):
     del flags  # the suite runs' flags: bench-timing takes none of them
-    if isinstance(binary, list):
-        return None  # BackendBench has no such pass
     out = os.path.join(work, "bench_timing.json")
     args = ["bench-timing", "--cold-only", "--inputs", str(opts.inputs), "--device", opts.device, "--out", out]
-    if opts.data:
-        args += ["--data", opts.data]
-    run(binary, args, log=os.path.join(work, "stderr.txt"))
+    run(binary, args + data_args(opts), log=os.path.join(work, "stderr.txt"))
     passed = next(iter(json.load(open(out))["passes"].values()))
     groups = passed["groups"]
     return {"modes": {mode: groups[key] for mode, key in MODES.items()}, "wall_ms_per_input": passed["wall_ms_per_test"]}
@@ -94,6 +90,15 @@ def within_shares(speedups):
             "within_3pct": sum(abs(s - 1) <= 0.03 for s in speedups) / n if n else 0.0}
 
 
+def timed_results(results):
+    """The performance results of a run's full_results.json that have a speedup."""
+    return [r for r in results if r["test_type"] == "performance" and r.get("successfully_ran") and r.get("speedup")]
+
+
+def data_args(opts):
+    return ["--data", opts.data] if opts.data else []
+
+
 def suite_run(binary, work, name, args, env=None):
     """The run's time split, with `judged`: the tests that judged a kernel (none skipped for want of one), and
     `modes`: the shares of its timed speedups within 1% and 3%, per timing mode (bench-timing's groups)."""
@@ -104,7 +109,7 @@ def suite_run(binary, work, name, args, env=None):
     results = json.load(open(os.path.join(folder, "full_results.json")))
     split["judged"] = len(results)
     split["process_s"] = process_s
-    timed = [r for r in results if r["test_type"] == "performance" and r.get("successfully_ran") and r.get("speedup")]
+    timed = timed_results(results)
     split["modes"] = {key: within_shares([r["speedup"] for r in timed
                                           if key == "all" or r.get("timing_mode", "") + "_mode" == key])
                       for key in MODES.values()}
@@ -118,9 +123,8 @@ def backendbench_run(command, work, opts, name, args, env=None):
     process_s = run(command, ["--suite", "torchbench", "--alternative-torchbench-data-path", backendbench_trace(opts),
                               "--log-dir", folder] + args, env=env, log=os.path.join(work, "stderr.txt"))
     results = json.load(open(os.path.join(folder, "full_results.json")))
-    timed = [r for r in results if r["test_type"] == "performance" and r.get("successfully_ran") and r.get("speedup")]
     return {"judged": len(results), "process_s": process_s,
-            "modes": {"all": within_shares([r["speedup"] for r in timed])},
+            "modes": {"all": within_shares([r["speedup"] for r in timed_results(results)])},
             "inputs": sum(r["test_type"] == "performance" for r in results)}
 
 
@@ -149,7 +153,7 @@ def filters(binary, work, opts, flags):
         figures = backendbench_run(binary, work, opts, "filters", ["--backend", "aten", "--ops", opts.filters])
     else:
         args = ["--backend", "aten", "--ops", opts.filters, "--device", opts.device]
-        figures = suite_run(binary, work, "filters", args + (["--data", opts.data] if opts.data else []) + flags)
+        figures = suite_run(binary, work, "filters", args + data_args(opts) + flags)
         figures["inputs"] = figures["modes"]["all"]["n"]
     figures["ms_per_input"] = 1000 * figures["process_s"] / max(figures["inputs"], 1)
     return figures
@@ -162,21 +166,17 @@ def flaggems(binary, work, opts, flags):
     if isinstance(binary, list):
         return {"first run": backendbench_run(binary, work, opts, "flaggems_first", args, env),
                 "warm cache": backendbench_run(binary, work, opts, "flaggems_warm", args, env)}
-    args += ["--device", opts.device] + (["--data", opts.data] if opts.data else []) + flags
+    args += ["--device", opts.device] + data_args(opts) + flags
     return {"first run": suite_run(binary, work, "flaggems_first", args, env),
             "warm cache": suite_run(binary, work, "flaggems_warm", args, env)}
 
 
 def whole_set(binary, work, opts, flags):
-    if isinstance(binary, list):
-        return None
-    args = ["--backend", "aten", "--device", opts.device] + (["--data", opts.data] if opts.data else []) + flags
+    args = ["--backend", "aten", "--device", opts.device] + data_args(opts) + flags
     return suite_run(binary, work, "whole_set", args)
 
 
 def kernel_folder(binary, work, opts, flags):
-    if isinstance(binary, list):
-        return None
     caches = os.path.join(work, "caches")  # empty on the first run, filled for the second
     env = {"TRITON_CACHE_DIR": os.path.join(caches, "triton"), "BACKENDBENCH_CACHE": os.path.join(caches, "backendbench")}
     # The folder's operators only (a folder per operator, add__Tensor for add.Tensor): the others would be
@@ -184,13 +184,14 @@ def kernel_folder(binary, work, opts, flags):
     ops = sorted(name.replace("__", ".") for name in os.listdir(opts.kernels)
                  if os.path.isdir(os.path.join(opts.kernels, name)) and not name.startswith((".", "__")))
     args = ["--backend", "directory", "--ops-directory", opts.kernels, "--ops", ",".join(ops), "--device", opts.device,
-            "--topn-inputs", str(opts.topn)] + (["--data", opts.data] if opts.data else []) + flags
+            "--topn-inputs", str(opts.topn)] + data_args(opts) + flags
     return {"first run": suite_run(binary, work, "kernels_first", args, env),
             "warm cache": suite_run(binary, work, "kernels_warm", args, env)}
 
 
 ROWS = {"steadiness": ("steadiness", steadiness), "filters": ("filters", filters), "whole": ("whole set", whole_set),
         "kernels": ("kernel folder", kernel_folder), "flaggems": ("flaggems", flaggems)}
+BACKENDBENCH_ROWS = {filters, flaggems}  # the rows BackendBench (a command: a list) is measured in
 
 
 def percent(x):
@@ -325,6 +326,9 @@ def main(argv=None):
                 continue
             for round_index in range(opts.rounds):
                 for name, binary in builds.items():
+                    if isinstance(binary, list) and measure not in BACKENDBENCH_ROWS:
+                        figures[name].setdefault(key, []).append(None)
+                        continue
                     print(f"{key}: {name}, round {round_index + 1} of {opts.rounds} ...", file=sys.stderr, flush=True)
                     folder = os.path.join(work, name, key.replace(" ", "_"), str(round_index))
                     os.makedirs(folder)

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 
 #include <c10/core/Device.h>
@@ -83,10 +84,10 @@ class AllocationsApart {
   AllocationsApart& operator=(const AllocationsApart&) = delete;
   void begin();
   void end();
-  // Overwrites every block of its pool that no tensor holds (0xFF bytes: NaN in floating point), on the device's
-  // current stream: what one side's calls freed there is then no answer for the other side to be handed, once the
-  // two sides' pools are exchanged (timer.cpp).
-  void scrub_free_blocks();
+  // Overwrites every block of these objects' pools that no tensor holds (0xFF bytes: NaN in floating point), on
+  // the devices' current streams: what one side's calls freed there is then no answer for the other side to be
+  // handed, once the two sides' pools are exchanged (timer.cpp). One look at the allocator's segments for all.
+  static void scrub_free_blocks(std::span<AllocationsApart* const> objects);
 
   struct Pool;
 

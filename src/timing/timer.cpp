@@ -173,9 +173,8 @@ class Sampler {
   // against 96.7 / 94.8%.
   void exchange_pools(std::span<Side* const> sides) {
     if (sides.size() != 2 || !sides[0]->apart || !sides[1]->apart) return;
-    engine_work([&] {
-      for (Side* side : sides) side->apart->scrub_free_blocks();
-    });
+    cuda::AllocationsApart* const pools[] = {sides[0]->apart, sides[1]->apart};
+    engine_work([&] { cuda::AllocationsApart::scrub_free_blocks(pools); });
     std::swap(sides[0]->apart, sides[1]->apart);
   }
   size_t throttled_batches() const { return throttled_batches_; }

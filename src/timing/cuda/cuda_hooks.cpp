@@ -222,11 +222,18 @@ void AllocationsApart::end() {
   pool_->routing = false;
 }
 
-void AllocationsApart::scrub_free_blocks() {
-  if (!pool_) return;
-  const cudaStream_t stream = c10::cuda::getCurrentCUDAStream(pool_->device).stream();
+void AllocationsApart::scrub_free_blocks(std::span<AllocationsApart* const> objects) {
+  const auto owner = [&](const auto& segment) -> const Pool* {
+    for (const AllocationsApart* object : objects) {
+      const Pool* pool = object->pool_.get();
+      if (pool && segment.device == pool->device && segment.owner_private_pool_id == pool->id) return pool;
+    }
+    return nullptr;
+  };
   for (const auto& segment : allocator::snapshot().segments) {
-    if (segment.device != pool_->device || segment.owner_private_pool_id != pool_->id) continue;
+    const Pool* pool = owner(segment);
+    if (!pool) continue;
+    const cudaStream_t stream = c10::cuda::getCurrentCUDAStream(pool->device).stream();
     size_t at = segment.address;
     for (const auto& block : segment.blocks) {
       if (!block.allocated) C10_CUDA_CHECK(cudaMemsetAsync(reinterpret_cast<void*>(at), 0xFF, block.size, stream));

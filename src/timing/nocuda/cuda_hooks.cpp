@@ -26,7 +26,7 @@ AllocationsApart::AllocationsApart(c10::Device) {}
 AllocationsApart::~AllocationsApart() = default;
 void AllocationsApart::begin() {}
 void AllocationsApart::end() {}
-void AllocationsApart::scrub_free_blocks() {}
+void AllocationsApart::scrub_free_blocks(std::span<AllocationsApart* const>) {}
 
 void profiler_start() {}
 void profiler_stop() {}
