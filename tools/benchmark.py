@@ -281,7 +281,7 @@ def parse_args(argv):
                    help="write the figures to this JSON file (per build and row, a list of the rounds' figures)")
     opts = p.parse_args(argv)
     builds = {}
-    for spec in opts.binary or ([] if opts.backendbench else [f"now={os.path.join(SOURCE_DIR, 'build', 'backendbench')}"]):
+    for spec in opts.binary or [f"now={os.path.join(SOURCE_DIR, 'build', 'backendbench')}"]:
         name, sep, path = spec.partition("=")
         if not sep or not name or not path:
             p.error(f"--binary {spec}: expected NAME=PATH")

@@ -6,10 +6,15 @@ from plain-PyTorch ones, formatting exceptions and reading FlagGems' operator
 table. Kept free of backendbench imports: it runs inside the engine's workers.
 """
 
+import copy
+import functools
 import importlib.util
 import os
+import signal
 import sys
+import time
 import traceback
+from concurrent.futures import Executor, Future
 
 _modules = {}  # kernel file -> its module, or the exception its import raised
 _triton_hooked = False  # hook_triton has hooked Triton
@@ -98,10 +103,10 @@ def _compile_tuning_configs_at_once():
     compiles, which Triton's autotuner does one configuration after another
     inside its benchmark loop. Where it has just chosen the configurations to
     benchmark (`prune_configs`, called with the call's arguments in `nargs`),
-    they are compiled first, on threads at once (Triton's AsyncCompileMode:
-    its passes and ptxas let go of the GIL); the loop then finds them compiled.
-    A configuration that fails to compile is left to the loop, which compiles
-    it again and handles the failure its own way (or the kernel's)."""
+    they are compiled first, at once (Triton's AsyncCompileMode, its compiles
+    run by `_CompilesInChildren`); the loop then finds them compiled. A
+    configuration that fails to compile is left to the loop, which compiles it
+    again and handles the failure its own way (or the kernel's)."""
     try:
         from triton.runtime import _async_compile
         from triton.runtime.autotuner import Autotuner
@@ -113,32 +118,155 @@ def _compile_tuning_configs_at_once():
         configs = prune_configs(self, kwargs)
         nargs = getattr(self, "nargs", None)
         if len(configs) > 1 and isinstance(nargs, dict) and _async_compile.active_mode.get() is None:
-            _compile_at_once(self.fn, tuple(nargs.values()), kwargs, configs, _async_compile.AsyncCompileMode)
+            _compile_at_once(self.fn, nargs, kwargs, configs, _async_compile.AsyncCompileMode)
         return configs
 
     Autotuner.prune_configs = prune_configs_and_compile
 
 
-def _compile_at_once(fn, args, kwargs, configs, async_compile_mode):
+def _compile_at_once(fn, nargs, kwargs, configs, async_compile_mode):
     global _batches_open
-    from concurrent.futures import ThreadPoolExecutor
-
     if any(kwargs.keys() & config.kwargs.keys() for config in configs):
         return  # the autotuner refuses the call itself, its way
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    threads = min(len(configs), cores)
+    calls = [call for call in (_as_benchmarked(nargs, kwargs, config) for config in configs) if call is not None]
+    compiles = _CompilesInChildren()
     _batches_open += 1
     try:
-        with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="triton-compile") as pool:
-            with async_compile_mode(pool, ignore_errors=True):
-                for config in configs:
-                    fn.run(*args, **{**kwargs, **config.all_kwargs(), "warmup": True})
+        with async_compile_mode(compiles, ignore_errors=True):
+            try:
+                for config_args, config_kwargs in calls:
+                    fn.run(*config_args, **config_kwargs, warmup=True)
+            finally:
+                compiles.run(at_once=cores)
     except Exception:
         pass  # the benchmark loop meets the same error where the kernel expects it
     finally:
         _batches_open -= 1
         if _notify is not None and not _batches_open:
             _notify(False)
+
+
+def _as_benchmarked(nargs, kwargs, config):
+    """(args, kwargs) as the autotuner's benchmark of `config` calls the kernel:
+    its meta-parameters added, its `pre_hook` applied (TMA kernels set their
+    descriptors' block shapes there, part of what a kernel is compiled for) to
+    copies of the arguments that are not tensors, so that the call's own stay
+    as they are. None where the hook fails: the benchmark loop meets that."""
+    meta = {key: value for key, value in {**kwargs, **config.all_kwargs()}.items() if key != "warmup"}
+    if getattr(config, "pre_hook", None) is None:
+        return tuple(nargs.values()), meta
+    copies = {name: _copy_unless_tensor(value) for name, value in nargs.items()}
+    try:
+        config.pre_hook({**copies, **meta})
+    except Exception:
+        return None
+    return tuple(copies.values()), meta
+
+
+def _copy_unless_tensor(value):
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(value, torch.Tensor):
+        return value
+    try:
+        return copy.copy(value)
+    except Exception:  # not copyable: the hook may change it, as the benchmark loop's hook call would
+        return value
+
+
+class _CompilesInChildren(Executor):
+    """An executor for Triton's AsyncCompileMode that keeps the compiles handed
+    to it until `run`: each then runs first in a child process forked for it,
+    `at_once` of them at a time, where it fills Triton's cache on disk, then
+    here, one after the other, where it finds its kernel in that cache. Children
+    because Triton's passes hold the GIL: on threads, compiles run one at a time
+    but for ptxas. A child that fails, dies, or runs past `CHILD_LIMIT_S`
+    leaves its compile to this process, which compiles (or fails) as Triton
+    would have; where no child can be forked, the compiles all run here."""
+
+    CHILD_LIMIT_S = 300.0
+
+    def __init__(self):
+        super().__init__()
+        self._compiles = []  # (future, compile) in the order handed over
+
+    def submit(self, fn, /, *args, **kwargs):
+        future = Future()
+        self._compiles.append((future, functools.partial(fn, *args, **kwargs)))
+        return future
+
+    def run(self, at_once):
+        try:
+            self._fill_cache_in_children(at_once)
+        finally:
+            for future, compile_here in self._compiles:
+                try:
+                    future.set_result(compile_here())
+                except Exception as error:
+                    future.set_exception(error)
+            self._compiles = []
+
+    def _fill_cache_in_children(self, at_once):
+        waiting = [compile_here for _, compile_here in self._compiles]
+        running = {}  # pid -> when forked
+        try:
+            while waiting or running:
+                while waiting and len(running) < at_once:
+                    pid = _fork_for(waiting[0])
+                    if pid is None:  # out of processes: what is left compiles here
+                        waiting = []
+                        break
+                    running[pid] = time.monotonic()
+                    waiting.pop(0)
+                time.sleep(0.005)
+                for pid, forked in list(running.items()):
+                    if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                        del running[pid]
+                    elif time.monotonic() - forked > self.CHILD_LIMIT_S:
+                        _stop(pid)
+                        del running[pid]
+        finally:
+            for pid in running:
+                _stop(pid)
+
+
+def _fork_for(compile_here):
+    """The pid of a child that runs `compile_here` and exits (0 when it
+    compiled), or None where fork fails."""
+    parent = os.getpid()
+    try:
+        pid = os.fork()
+    except OSError:
+        return None
+    if pid == 0:
+        status = 1
+        try:
+            _die_with(parent)
+            compile_here()
+            status = 0
+        finally:
+            os._exit(status)  # nothing of the parent's (atexit, CUDA, buffers) runs twice
+    return pid
+
+
+def _die_with(parent):
+    """The child is killed when the worker that forked it ends (Linux)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def _stop(pid):
+    try:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except OSError:
+        pass
 
 
 def route_hidden_calls_through_the_dispatcher():
