@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
+#include <future>
 #include <map>
 #include <memory>
 
@@ -158,7 +159,6 @@ std::filesystem::path default_log_dir() {
 }
 
 RunOutcome run(const RunRequest& r, std::span<runner::RunObserver* const> observers) {
-  std::unique_ptr<backends::Backend> backend = make_backend(r.backend);
   const RunShare share(r.shard);
   runner::RunOptions run{.device = share.device(r.device), .seed = r.seed};
   if (r.cuda_graphs && !run.device.is_cuda()) {
@@ -173,6 +173,10 @@ RunOutcome run(const RunRequest& r, std::span<runner::RunObserver* const> observ
   const size_t per_device = r.workers.per_device.value_or(default_workers_per_device(run.device, judging(r)));
   const std::vector<c10::Device> devices = worker_devices(run.device, r.workers.count, per_device, r.workers.cuda_devices,
                                                           share.one_device(), r.device && r.device->index.has_value());
+  // Workers make backends of their own; the run's says whether the backend can be used at all and prepares what they
+  // share, so it is made beside their start (FlagGems' import takes seconds) and waited for before their first test.
+  std::future<std::unique_ptr<backends::Backend>> backend_made = std::async(
+      devices.empty() ? std::launch::deferred : std::launch::async, [&r] { return make_backend(r.backend); });
   suite::Suite suite = load_suite(r.suite, run.device);
   RunOutcome outcome;
   outcome.info = {.command = r.command_line, .environment = environment(r, run, suite)};  // of the whole suite
@@ -216,6 +220,7 @@ RunOutcome run(const RunRequest& r, std::span<runner::RunObserver* const> observ
       run.baseline = baselines.store.get();
     }
     const double floor_ms = runner::measure_launch_floor(run.device, run.timing);
+    const std::unique_ptr<backends::Backend> backend = backend_made.get();
     const runner::Execute here = runner::in_process(*backend, run, floor_ms);
     outcome.results = runner::run_jobs(
         jobs, journal.get(),
@@ -225,8 +230,12 @@ RunOutcome run(const RunRequest& r, std::span<runner::RunObserver* const> observ
         watching);
     if (baselines.store) baseline_dropped = baselines.store->dropped();
   } else {
-    backend->prepare();  // compiled kernels go to the cache, where every worker finds them
+    std::unique_ptr<backends::Backend> backend;
     workers::PoolOptions pool = pool_options(r, run, suite, devices);
+    pool.before_first_test = [&] {
+      backend = backend_made.get();
+      backend->prepare();  // compiled kernels go to the cache, where every worker finds them
+    };
     pool.on_baseline_dropped = [&](const std::string& reason) { baseline_dropped = reason; };
     BB_LOG(info) << devices.size() << " worker process(es) on " << describe_devices(devices);
     outcome.results = runner::run_jobs(
@@ -235,6 +244,7 @@ RunOutcome run(const RunRequest& r, std::span<runner::RunObserver* const> observ
           workers::run_in_workers(all, todo, pool, timed(on_finished, tally.split.run_io_ms));
         },
         watching);
+    if (backend_made.valid()) backend_made.get();  // no test ran: whether the backend can be used still counts
     tally.split.workers = devices.size();
   }
   tally.split.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -16,6 +16,7 @@
 #include <random>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "runner/job_json.h"
 #include "results/phase.h"
@@ -137,7 +138,7 @@ class Pool {
  public:
   Pool(const std::vector<runner::TestJob>& jobs, const std::vector<size_t>& todo, const PoolOptions& options,
        const runner::OnFinished& on_finished)
-      : jobs_(jobs), options_(options), config_(options.config), on_finished_(on_finished),
+      : jobs_(jobs), options_(options), before_first_test_(options.before_first_test), config_(options.config), on_finished_(on_finished),
         pending_(todo.begin(), todo.end()), remaining_(todo.size()), losses_(jobs.size(), 0) {
     executable_ = options.executable.empty() ? util::self_executable() : options.executable;
     // Longest first, so that no long test is left for the end while other
@@ -191,6 +192,7 @@ class Pool {
           start(slot);
         }
       }
+      if (before_first_test_) pass_before_first_test();
       dispatch_to_idle();
       for (Slot& slot : slots_) {
         // Nothing more for it: its line ends, and with it the wait for frames after its last answer (and, while
@@ -209,6 +211,20 @@ class Pool {
   }
 
  private:
+  // options_.before_first_test, once; where it throws, the workers started beside it are killed first.
+  void pass_before_first_test() {
+    const auto check = std::exchange(before_first_test_, nullptr);
+    try {
+      check();
+    } catch (...) {
+      for (const Slot& slot : slots_) {
+        if (slot.state != Slot::State::stopped) ::kill(slot.process.pid, SIGKILL);
+      }
+      ended_by_the_run_ = true;
+      throw;
+    }
+  }
+
   void start(Slot& slot) {
     slot.frames = FrameBuffer();
     slot.operators.clear();
@@ -618,7 +634,9 @@ class Pool {
       }
       return start_ticks(child) < pool_started_;
     });
-    if (killed > 0) BB_LOG(warning) << "killed " << killed << " process(es) left running by a dead worker's kernel";
+    if (killed > 0 && !ended_by_the_run_) {
+      BB_LOG(warning) << "killed " << killed << " process(es) left running by a dead worker's kernel";
+    }
   }
 
   // The worker (already reaped) is gone; its test, if any, is retried or
@@ -683,6 +701,8 @@ class Pool {
 
   const std::vector<runner::TestJob>& jobs_;
   const PoolOptions& options_;
+  std::function<void()> before_first_test_;  // until it has passed
+  bool ended_by_the_run_ = false;             // the workers killed because it failed: what they leave is no news
   WorkerConfig config_;  // what new workers are started with (the run may drop the baseline cache)
   const runner::OnFinished& on_finished_;
   std::string executable_;

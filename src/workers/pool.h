@@ -37,6 +37,10 @@ struct PoolOptions {
   // Called when a worker found a cached reference untrue (the cache is then
   // dropped for the run: every worker is told, and new workers start without it).
   std::function<void(const std::string& reason)> on_baseline_dropped;
+  // Called once, while the first workers start and before any test is handed out: what the run checks meanwhile
+  // (its own backend, made beside the workers' start: FlagGems' import takes seconds). What it throws ends the
+  // pool, its workers killed, and reaches the caller.
+  std::function<void()> before_first_test;
 };
 
 // Runs jobs[i] for every i in `todo` and reports each outcome once through
