@@ -179,8 +179,8 @@ class _CompilesInChildren(Executor):
     to it until `run`: each then runs first in a child process forked for it,
     `at_once` of them at a time, where it fills Triton's cache on disk, then
     here, one after the other, where it finds its kernel in that cache. Children
-    because Triton's passes hold the GIL: on threads, compiles run one at a time
-    but for ptxas. A child that fails, dies, or runs past `CHILD_LIMIT_S`
+    because Triton's passes hold the GIL: on 16 threads, the compiles of
+    FlagGems' mm kept about four cores busy. A child that fails, dies, or runs past `CHILD_LIMIT_S`
     leaves its compile to this process, which compiles (or fails) as Triton
     would have; where no child can be forked, the compiles all run here."""
 
