@@ -131,3 +131,22 @@ def test_bad_flags_are_usage_errors(tmp_path):
         done = subprocess.run([sys.executable, tool] + flags, capture_output=True, text=True)
         assert done.returncode == 2, flags
         assert words in done.stderr, done.stderr
+
+
+def test_without_binary_flags_our_build_is_measured_beside_backendbench(tmp_path):
+    """--backendbench alone still measures build/backendbench, as `now`, beside it."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("benchmark_tool", os.path.join(SOURCE_DIR, "tools", "benchmark.py"))
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    scripts = tmp_path / "bb" / "BackendBench" / "scripts"
+    scripts.mkdir(parents=True)
+    (scripts / "main.py").write_text(STAND_IN)
+    build = tmp_path / "build"
+    build.mkdir()
+    (build / "backendbench").symlink_to(BINARY)
+    tool.SOURCE_DIR = str(tmp_path)  # its build/backendbench: the one under test
+    _, builds = tool.parse_args(["--device", "cpu", "--backendbench", f"BackendBench={tmp_path / 'bb'}"])
+    assert list(builds) == ["now", "BackendBench"]
+    assert builds["now"] == str(build / "backendbench")
