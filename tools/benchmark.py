@@ -209,8 +209,9 @@ def shares_text(m):
     return f"{percent(m['within_1pct'])} / {percent(m['within_3pct'])} of {m['n']}" if m["n"] else "-"
 
 
-def rate_text(split):
-    return f"{split['judged'] / max(split['process_s'], 1e-9):.2f} ({split['judged']} tests in {split['process_s']:.1f} s)"
+def rate_text(split, seconds="process_s"):
+    """Tests judged per second over `seconds` of the split (the process's, or the run's own `wall_s`)."""
+    return f"{split['judged'] / max(split[seconds], 1e-9):.2f} ({split['judged']} tests in {split[seconds]:.1f} s)"
 
 
 def table(figures):
@@ -237,9 +238,7 @@ def table(figures):
     for mode, key in MODES.items():
         row(f"whole set within 1% / 3%, {mode}", "whole set", lambda f, k=key: shares_text(f["modes"][k]))
     for run_name in ("first run", "warm cache"):
-        row(f"kernel folder, {run_name}, tests/s", "kernel folder",
-            lambda f, r=run_name: f"{f[r]['judged'] / max(f[r]['wall_s'], 1e-9):.2f} ({f[r]['judged']} tests in "
-                                  f"{f[r]['wall_s']:.1f} s)")
+        row(f"kernel folder, {run_name}, tests/s", "kernel folder", lambda f, r=run_name: rate_text(f[r], "wall_s"))
     for run_name in ("first run", "warm cache"):
         row(f"FlagGems, {run_name}, tests/s", "flaggems", lambda f, r=run_name: rate_text(f[r]))
     width = max(len(label) for label, _ in lines)

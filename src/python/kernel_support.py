@@ -180,9 +180,10 @@ class _CompilesInChildren(Executor):
     `at_once` of them at a time, where it fills Triton's cache on disk, then
     here, one after the other, where it finds its kernel in that cache. Children
     because Triton's passes hold the GIL: on 16 threads, the compiles of
-    FlagGems' mm kept about four cores busy. A child that fails, dies, or runs past `CHILD_LIMIT_S`
-    leaves its compile to this process, which compiles (or fails) as Triton
-    would have; where no child can be forked, the compiles all run here."""
+    FlagGems' mm kept about four cores busy. A child that fails, dies, or runs
+    past `CHILD_LIMIT_S` leaves its compile to this process, which compiles (or
+    fails) as Triton would have; where no child can be forked, the compiles all
+    run here."""
 
     CHILD_LIMIT_S = 300.0
 

@@ -138,8 +138,8 @@ class Pool {
  public:
   Pool(const std::vector<runner::TestJob>& jobs, const std::vector<size_t>& todo, const PoolOptions& options,
        const runner::OnFinished& on_finished)
-      : jobs_(jobs), options_(options), before_first_test_(options.before_first_test), config_(options.config), on_finished_(on_finished),
-        pending_(todo.begin(), todo.end()), remaining_(todo.size()), losses_(jobs.size(), 0) {
+      : jobs_(jobs), options_(options), before_first_test_(options.before_first_test), config_(options.config),
+        on_finished_(on_finished), pending_(todo.begin(), todo.end()), remaining_(todo.size()), losses_(jobs.size(), 0) {
     executable_ = options.executable.empty() ? util::self_executable() : options.executable;
     // Longest first, so that no long test is left for the end while other
     // workers idle: correctness tests (their results spare the performance

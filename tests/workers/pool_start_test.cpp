@@ -53,8 +53,8 @@ TEST(PoolStart, TheCheckRunsWhileTheWorkersStartAndTheFirstTestWaitsForIt) {
   if (!testing::has_python()) GTEST_SKIP() << "no python3 for the stand-in worker";
   const fs::path passed = fs::path(::testing::TempDir()) / ("check_passed_" + std::to_string(::getpid()));
   fs::remove(passed);
-  const std::vector<runner::TestJob> jobs =
-      testing::fake_jobs({"after:" + passed.string() + " candidate:0.01", "after:" + passed.string() + " candidate:0.01"});
+  const std::string script = "after:" + passed.string() + " candidate:0.01";
+  const std::vector<runner::TestJob> jobs = testing::fake_jobs({script, script});
   PoolOptions options = stand_in_pool({"cpu", "cpu"});
   size_t workers_beside_the_check = 0;
   options.before_first_test = [&] {
@@ -81,8 +81,8 @@ TEST(PoolStart, ACheckThatThrowsEndsThePoolWithItsWorkers) {
   PoolOptions options = stand_in_pool({"cpu", "cpu"});
   options.before_first_test = [] { throw std::invalid_argument("--backend flag_gems is not available: stand-in"); };
   size_t answers = 0;
-  EXPECT_THROW(run_in_workers(jobs, testing::all_of(jobs), options, [&](size_t, const runner::TestOutcome&) { ++answers; }),
-               std::invalid_argument);
+  const auto count = [&](size_t, const runner::TestOutcome&) { ++answers; };
+  EXPECT_THROW(run_in_workers(jobs, testing::all_of(jobs), options, count), std::invalid_argument);
   EXPECT_EQ(answers, 0u);
   EXPECT_EQ(live_stand_in_workers(), 0u);
 }
