@@ -19,6 +19,7 @@ timing::TimingOptions timing_options(const BenchTimingOptions& o) {
   if (v.imprecise_budget_multiple) t.imprecise_budget_multiple = *v.imprecise_budget_multiple;
   if (v.target_ci) t.target_relative_ci = *v.target_ci;
   if (v.batch) t.batch = *v.batch;
+  if (v.kernel_batch) t.kernel_batch = *v.kernel_batch;
   if (v.warmup) t.warmup = *v.warmup;
   if (v.min_samples) t.min_samples = *v.min_samples;
   if (v.max_samples) t.max_samples = *v.max_samples;

@@ -238,6 +238,9 @@ void add_bench_timing_options(CLI::App& cmd, BenchTimingOptions& o) {
                  "paired), or that of each side's time this relative width (0.005 = 0.5%)" + engine_default)
       ->transform(kAmount0);
   cmd.add_option("--batch", t.batch, "Samples per synchronization" + engine_default)->transform(kCount1);
+  cmd.add_option("--kernel-batch", t.kernel_batch,
+                 "Kernel mode, past the first batch: pairs per synchronization timed by CUPTI's records" + engine_default)
+      ->transform(kCount1);
   cmd.add_option("--warmup", t.warmup, "Untimed calls before sampling" + engine_default)->transform(kCount0);
   cmd.add_option("--min-samples", t.min_samples, "Samples per side at least" + engine_default)->transform(kCount1);
   cmd.add_option("--max-samples", t.max_samples, "Samples per side at most" + engine_default)->transform(kCount1);

@@ -113,7 +113,7 @@ struct TraceOptions {
 struct TimingOverrides {
   std::optional<double> budget_ms, imprecise_budget_multiple;
   std::optional<double> target_ci;
-  std::optional<size_t> batch, warmup, min_samples, max_samples;
+  std::optional<size_t> batch, kernel_batch, warmup, min_samples, max_samples;
   std::optional<double> l2_flush_multiple;
   std::optional<std::string> l2_flush_method;
   std::optional<double> kernel_floor_us;

@@ -10,6 +10,7 @@ nlohmann::ordered_json to_json(const TimingOptions& o) {
           {"min_samples_to_stop_early", o.min_samples_to_stop_early},
           {"max_samples", o.max_samples},
           {"batch", o.batch},
+          {"kernel_batch", o.kernel_batch},
           {"budget_ms", o.budget_ms},
           {"imprecise_budget_multiple", o.imprecise_budget_multiple},
           {"stopping", to_string(o.stopping)},
@@ -48,6 +49,7 @@ TimingOptions timing_options_from_json(const nlohmann::ordered_json& t) {
           .min_samples_to_stop_early = t.value("min_samples_to_stop_early", min_samples),
           .max_samples = t.at("max_samples").get<size_t>(),
           .batch = t.at("batch").get<size_t>(),
+          .kernel_batch = t.value("kernel_batch", t.at("batch").get<size_t>()),  // runs before it: one batch size
           .budget_ms = t.at("budget_ms").get<double>(),
           .imprecise_budget_multiple = t.value("imprecise_budget_multiple", 1.0),  // runs before it: the budget only
           .stopping = *stopping,

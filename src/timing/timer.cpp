@@ -178,6 +178,8 @@ class Sampler {
     std::swap(sides[0]->apart, sides[1]->apart);
   }
   size_t throttled_batches() const { return throttled_batches_; }
+  // Pairs per batch: held batches timed by CUPTI's records (kernel mode) need no events, whose pool holds `batch`.
+  size_t batch_size(bool hold) const { return hold && window_ ? o_.kernel_batch : o_.batch; }
   // The next batch is led by side `k` (then the lead changes from batch to batch again).
   void lead_next(size_t k) { batches_ = k; }
 
@@ -235,7 +237,7 @@ class Sampler {
   }
 
   bool sample_once(std::span<Side* const> sides, size_t count, bool hold, std::vector<std::vector<double>>& out) {
-    count = std::min(count, o_.batch);
+    count = std::min(count, batch_size(hold));
     const size_t n = sides.size();
     // The side that leads changes from batch to batch: the first call after
     // a synchronization (or the hold's release) is nobody's advantage.
@@ -377,7 +379,8 @@ bool sample_until_done(Sampler& sampler, std::span<Side* const> sides, bool hold
   const auto all = [&](auto&& pred) { return std::ranges::all_of(sides, [&](const Side* s) { return pred(*s); }); };
   while (sides.front()->samples.size() < o.max_samples) {
     if (hold) sampler.exchange_pools(sides);
-    if (!sampler.sample(sides, std::min(o.batch, o.max_samples - sides.front()->samples.size()), hold)) {
+    const size_t batch = sampler.batch_size(hold);
+    if (!sampler.sample(sides, std::min(batch, o.max_samples - sides.front()->samples.size()), hold)) {
       for (Side* side : sides) side->reset(o);
       return false;
     }

@@ -67,6 +67,10 @@ struct TimingOptions {
   // 500 (timing_options_for).
   size_t max_samples = 1000;
   size_t batch = 8;                // samples per synchronization
+  // Kernel mode, past the probe: pairs per held batch timed by CUPTI's records. Each batch costs its records'
+  // collection and the pools' exchange; at 16 rather than 8, the 82 kernel-mode inputs of the filters row took 23
+  // ms a timing rather than 25.5 on an H200, as steady (docs/timing.md).
+  size_t kernel_batch = 16;
   // Per timing: stop sampling after this much wall time a side, or, while a pair's speedup interval is still too
   // wide to put it within twice the target with 99% confidence, after up to `imprecise_budget_multiple` times as much.
   double budget_ms = 6.0;

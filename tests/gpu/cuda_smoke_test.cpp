@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <set>
+#include <thread>
 #include <vector>
 
 #include <ATen/ATen.h>
@@ -13,6 +14,7 @@
 #include "inputs/materialize.h"
 #include "runner/evaluate.h"
 #include "suite/suite.h"
+#include "timing/gpu_activity.h"
 #include "timing/l2_flush.h"
 #include "timing/timer.h"
 
@@ -58,6 +60,44 @@ TEST_F(Cuda, TheL2FlushIsReplayedFromAGraphAndIsTheEnginesWork) {
   const auto t = timing::time_call(kCuda, [&] { (void)at::relu(x); });
   EXPECT_EQ(t.mode, timing::TimingMode::kernel) << t.stats.samples << " samples, median " << t.median_ms() << " ms";
   EXPECT_EQ(t.stray_work, "");
+}
+
+// Kernel mode timed by CUPTI's records draws its batches past the 8-pair probe kernel_batch pairs at a time (each
+// batch costs its records' collection and the pools' exchange): a timing free to stop at 32 pairs stops after the
+// first batch that reaches them, 8 + 16 + 16 = 40 pairs at 16 a batch, 32 at 8.
+TEST_F(Cuda, KernelModeBatchesPastTheProbeHoldKernelBatchPairs) {
+  if (!timing::gpu_activity_unavailable(kCuda).empty()) GTEST_SKIP() << timing::gpu_activity_unavailable(kCuda);
+  const at::Tensor x = at::randn({1 << 24}, at::TensorOptions().device(kCuda));
+  const auto call = [&] { (void)at::relu(x); };
+  timing::TimingOptions o;
+  o.target_relative_ci = 0.5;  // pinned down as soon as it may stop
+  o.budget_ms = 1000.0;
+  for (const size_t batch : {size_t{16}, size_t{8}}) {
+    o.kernel_batch = batch;
+    const auto t = timing::time_pair(kCuda, call, call, o);
+    ASSERT_EQ(t.reference.mode, timing::TimingMode::kernel);
+    EXPECT_EQ(t.reference.stats.samples, batch == 16 ? 40u : 32u) << "kernel_batch " << batch;
+  }
+}
+
+// The GPU's records stay on between windows (switching them on made each window's first call wait): the work of
+// another thread between two windows is nobody's in the next one, which still ties its own call's kernels to it.
+TEST_F(Cuda, GpuWorkBetweenWindowsIsNotTheNextWindows) {
+  if (!timing::gpu_activity_unavailable(kCuda).empty()) GTEST_SKIP() << timing::gpu_activity_unavailable(kCuda);
+  const at::Tensor x = at::randn({1 << 20}, at::TensorOptions().device(kCuda));
+  {
+    timing::GpuWorkWatch first(kCuda);  // its window closes at the end of this scope
+    first.run([&] { (void)at::relu(x); });
+    EXPECT_EQ(first.finish(), "");
+  }
+  std::thread([&] {
+    for (int i = 0; i < 100; ++i) (void)at::neg(x);
+  }).join();
+  timing::GpuWorkWatch second(kCuda);
+  ASSERT_TRUE(second.recording());
+  second.run([&] { (void)at::relu(x); });
+  EXPECT_EQ(second.finish(), "");
+  EXPECT_FALSE(second.kernels().empty()) << "the watched call's kernels were not tied to it";
 }
 
 // One-time host work with the stream held (a compile; the caching allocator handing memory back, which

@@ -11,7 +11,7 @@ TEST(WorkerConfig, EveryFieldRoundTripsThroughJson) {
                  .device = "cuda:1", .seed = 7,
                  .tolerance = {.atol = 0.5, .rtol = 0.25}, .baseline_cache = false, .log_level = "DEBUG",
                  .memory_limit_mb = 512, .cpu_limit_s = 3.5};
-  c.timing = {.warmup = 1, .min_samples = 2, .max_samples = 3, .batch = 4, .budget_ms = 5.5, .target_relative_ci = 0.01,
+  c.timing = {.warmup = 1, .min_samples = 2, .max_samples = 3, .batch = 4, .kernel_batch = 6, .budget_ms = 5.5, .target_relative_ci = 0.01,
               .flush_l2 = false, .hold_stream = false, .kernel_floor_ms = 0.25, .l2_flush_multiple = 1.5,
               .l2_flush_method = timing::L2FlushMethod::zero, .cuda_graphs = true, .graph_replay_ms = 0.75,
               .cupti = false, .dispatch_l2_flush = true};
@@ -30,6 +30,7 @@ TEST(WorkerConfig, EveryFieldRoundTripsThroughJson) {
   EXPECT_EQ(back.timing.estimate, timing::Estimate::faster_half_mean);
   EXPECT_FALSE(back.timing.cupti);
   EXPECT_TRUE(back.timing.dispatch_l2_flush);
+  EXPECT_EQ(back.timing.kernel_batch, 6u);
   EXPECT_EQ(back.device, "cuda:1");
   EXPECT_EQ(back.cpu_limit_s, 3.5);
   EXPECT_EQ(back.backend.kind, backends::BackendKind::pregenerated);

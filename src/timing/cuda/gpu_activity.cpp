@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
+#include <span>
 #include <unordered_set>
 
 #include <cupti.h>
@@ -33,10 +34,14 @@ namespace {
 constexpr CUpti_ExternalCorrelationKind kTagKind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2;
 constexpr uint64_t kEngineTag = 1;
 constexpr size_t kBufferBytes = size_t{8} << 20;
-// API records (runtime and driver) are what external correlation ids attach to.
-constexpr CUpti_ActivityKind kKinds[] = {
-    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
-    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER};
+// The GPU's records: on from CUPTI's start for the process (switched on per window, they made each window's
+// first call wait about 0.7 ms on an H200); what they record while no window is open is dropped.
+constexpr CUpti_ActivityKind kGpuKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+                                            CUPTI_ACTIVITY_KIND_MEMSET};
+// On while a window is open: API records (runtime and driver), what external correlation ids attach to, cost
+// every CUDA call host time.
+constexpr CUpti_ActivityKind kWindowKinds[] = {CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_RUNTIME,
+                                               CUPTI_ACTIVITY_KIND_DRIVER};
 // Event records and stream waits prove work on other streams ordered before
 // the caller's stream (gpu_activity.h, stream_order). Their records carry
 // cudaEventSyncId from CUPTI 13 on; without them (older headers, or a
@@ -100,11 +105,6 @@ struct Cupti {
   std::string path;
   std::mutex mutex;          // guards `unavailable`
   std::string unavailable;   // "" while usable
-  // Recording is on while a window is open, and only then: it costs every
-  // CUDA call host time, more than switching it on and off per window costs
-  // (on an H100, a judged run of 666 tests: 31-35 tests/s recording between
-  // windows too, 36.5-37.3 recording inside them only).
-  std::atomic<bool> window_open{false};
   std::atomic<uint64_t> next_tag{kEngineTag + 1};
 };
 
@@ -114,6 +114,16 @@ Store& store() {
 }
 
 Cupti& cupti();
+
+// Whether a window is open (one at a time per process). API records are on
+// then, and only then: they cost every CUDA call host time, more than
+// switching them on and off per window costs (on an H100, a judged run of 666
+// tests: 31-35 tests/s recording between windows too, 36.5-37.3 recording
+// inside them only). The GPU's records (kGpuKinds) stay on, and
+// buffer_completed drops those that arrive while no window is open. Outside
+// Cupti: the callbacks read it, on CUPTI's thread, from the moment they are
+// registered.
+std::atomic<bool> g_window_open{false};
 
 std::string result_text(CUptiResult result) {
   const char* text = nullptr;
@@ -137,6 +147,12 @@ void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_recor
 }
 
 void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t, size_t valid) {
+  if (!g_window_open) {  // the GPU's records of work between windows: nobody's to judge
+    Store& s = store();
+    std::lock_guard lock(s.mutex);
+    s.spare.push_back(buffer);
+    return;
+  }
   const Api& a = api();
   Batch batch;
   auto& records = batch.records;
@@ -215,15 +231,21 @@ std::filesystem::path torch_lib_dir() {
   return std::filesystem::path(info.dli_fname).parent_path();
 }
 
-// Turns the record kinds on (or off); the first failure in words. The
-// stream-order kinds are optional: refused, work off the current stream is
-// judged without them (all of it stray).
-std::string switch_kinds(bool on) {
-  for (CUpti_ActivityKind kind : kKinds) {
+// Turns `kinds` on (or off); the first failure in words.
+std::string switch_kinds(std::span<const CUpti_ActivityKind> kinds, bool on) {
+  for (CUpti_ActivityKind kind : kinds) {
     const CUptiResult r = on ? api().enable(kind) : api().disable(kind);
     if (r != CUPTI_SUCCESS) return std::string(on ? "enabling" : "disabling") + " activity kind " +
                                    std::to_string(static_cast<int>(kind)) + ": " + result_text(r);
   }
+  return "";
+}
+
+// Turns a window's record kinds on (or off); the first failure in words. The
+// stream-order kinds are optional: refused, work off the current stream is
+// judged without them (all of it stray).
+std::string switch_window_kinds(bool on) {
+  if (std::string e = switch_kinds(kWindowKinds, on); !e.empty()) return e;
 #if BB_STREAM_ORDER_RECORDS
   for (CUpti_ActivityKind kind : kOrderKinds) {
     const CUptiResult r = on ? api().enable(kind) : api().disable(kind);
@@ -265,11 +287,14 @@ std::string start(Cupti& c) {
     return lib.path + ": cuptiActivityRegisterCallbacks: " + result_text(r);
   }
   // Another profiler (ncu, nsys) holding CUPTI refuses the kinds: find out now, not mid-timing.
-  if (std::string e = switch_kinds(true); !e.empty()) {
-    switch_kinds(false);
+  std::string e = switch_kinds(kGpuKinds, true);
+  if (e.empty()) e = switch_window_kinds(true);
+  if (!e.empty()) {
+    switch_window_kinds(false);
+    switch_kinds(kGpuKinds, false);
     return lib.path + ": " + e + " (another profiler attached?)";
   }
-  switch_kinds(false);
+  switch_window_kinds(false);
   c.path = lib.path;
   return "";
 }
@@ -299,6 +324,7 @@ void give_up(const std::string& why) {
   std::lock_guard lock(c.mutex);
   if (!c.unavailable.empty()) return;
   c.unavailable = why;
+  switch_kinds(kGpuKinds, false);
   BB_LOG(warning) << "CUPTI stopped recording (" << why << "): GPU calls are timed with CUDA events from now on";
 }
 
@@ -327,8 +353,7 @@ class TagScope {
 }  // namespace
 
 EngineWorkScope::EngineWorkScope() {
-  Cupti& c = cupti();
-  if (!c.window_open || !unavailable_now().empty()) return;
+  if (!g_window_open || !unavailable_now().empty()) return;
   api().push(kTagKind, kEngineTag);
   pushed_ = true;
 }
@@ -380,12 +405,11 @@ std::string gpu_timing_source(c10::Device device) {
 ActivityWindow::ActivityWindow(c10::Device device) : state_(std::make_unique<State>()) {
   state_->device = device;
   if (!gpu_activity_unavailable(device).empty()) return;
-  Cupti& c = cupti();
-  if (c.window_open.exchange(true)) return;  // one at a time: a nested window records nothing
+  if (g_window_open.exchange(true)) return;  // one at a time: a nested window records nothing
   synchronize(device);
-  if (std::string e = switch_kinds(true); !e.empty()) {
-    switch_kinds(false);
-    c.window_open = false;
+  if (std::string e = switch_window_kinds(true); !e.empty()) {
+    switch_window_kinds(false);
+    g_window_open = false;
     give_up(e);
     return;
   }
@@ -400,8 +424,8 @@ ActivityWindow::ActivityWindow(c10::Device device) : state_(std::make_unique<Sta
 
 ActivityWindow::~ActivityWindow() {
   if (!state_->active) return;
-  switch_kinds(false);
-  cupti().window_open = false;
+  switch_window_kinds(false);
+  g_window_open = false;
 }
 
 bool ActivityWindow::active() const { return state_->active; }
