@@ -179,13 +179,16 @@ class Sampler {
   }
   size_t throttled_batches() const { return throttled_batches_; }
   // Pairs per batch: held batches timed by CUPTI's records (kernel mode) need no events, whose pool holds `batch`.
-  size_t batch_size(bool hold) const { return hold && window_ ? o_.kernel_batch : o_.batch; }
+  size_t batch_size(bool hold) const { return timed_by_records(hold) ? o_.kernel_batch : o_.batch; }
   // The next batch is led by side `k` (then the lead changes from batch to batch again).
   void lead_next(size_t k) { batches_ = k; }
 
  private:
   static constexpr int kThrottleRetries = 3;
   static constexpr size_t kMaxSides = 2;  // sampled in turns: the event pool holds a batch of each
+
+  // Whether a batch's samples come from CUPTI's records of its calls (held, watched), not from events.
+  bool timed_by_records(bool hold) const { return hold && window_.has_value(); }
 
   // The engine's own work (the flush, a side's hooks), recorded as such while the calls are watched.
   void engine_work(const Fn& work) {
@@ -256,7 +259,7 @@ class Sampler {
       }
       return true;
     }
-    const bool by_records = hold && window_.has_value();
+    const bool by_records = timed_by_records(hold);
     std::vector<std::vector<uint64_t>> tags(n);
     std::optional<cuda::StreamHold> held;
     if (hold) held.emplace(*stream_, kHoldTimeout);
