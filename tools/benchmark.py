@@ -11,6 +11,11 @@ build or several side by side (before and after a change, on one machine):
                      run's time split, and the share of its speedups within 1%
                      and 3% of 1 per timing mode (the path users' runs take:
                      the judge, the sandbox, every audit)
+  GPUs               the whole set over every GPU (--gpus, default every
+                     visible one; --devices), then on the first alone: tests
+                     per second each and their ratio (the first run on a
+                     fresh machine pays the driver's compiles: it is the run
+                     on every GPU, so the ratio is not flattered)
   kernel folder      the torchbench suite on a folder of kernels (--kernels;
                      Triton's on CUDA), its operators only: tests judged per
                      second on a first run (Triton's cache and the
@@ -40,6 +45,7 @@ figure to compare builds by (identical runs differ by points within 1%).
     python3 tools/benchmark.py --device cpu --inputs 20 --data t.txt --kernels examples/kernels_python --topn 1
     python3 tools/benchmark.py --binary judge=build/backendbench --binary no-judge=build/backendbench \
         --build-flag no-judge=--no-judge --rows whole              # what the judge costs
+    python3 tools/benchmark.py --rows gpus                      # one GPU against every visible one
     python3 tools/benchmark.py --backendbench BackendBench=../BackendBench --rows filters,flaggems
 """
 
@@ -176,6 +182,22 @@ def whole_set(binary, work, opts, flags):
     return suite_run(binary, work, "whole_set", args)
 
 
+def gpus(binary, work, opts, flags):
+    args = ["--backend", "aten", "--device", "cuda"] + data_args(opts) + flags
+    every = suite_run(binary, work, "every_gpu", args + ["--devices", ",".join(opts.gpus)])
+    one = suite_run(binary, work, "one_gpu", args + ["--devices", opts.gpus[0]])
+    return {"gpus": opts.gpus, "every": every, "one": one}
+
+
+def visible_gpus():
+    """The CUDA devices this process sees, as --devices names them (torch is the user's; none without it)."""
+    try:
+        import torch
+        return [str(i) for i in range(torch.cuda.device_count())]
+    except ImportError:
+        return []
+
+
 def kernel_folder(binary, work, opts, flags):
     caches = os.path.join(work, "caches")  # empty on the first run, filled for the second
     env = {"TRITON_CACHE_DIR": os.path.join(caches, "triton"), "BACKENDBENCH_CACHE": os.path.join(caches, "backendbench")}
@@ -190,7 +212,7 @@ def kernel_folder(binary, work, opts, flags):
 
 
 ROWS = {"steadiness": ("steadiness", steadiness), "filters": ("filters", filters), "whole": ("whole set", whole_set),
-        "kernels": ("kernel folder", kernel_folder), "flaggems": ("flaggems", flaggems)}
+        "gpus": ("GPUs", gpus), "kernels": ("kernel folder", kernel_folder), "flaggems": ("flaggems", flaggems)}
 BACKENDBENCH_ROWS = {filters, flaggems}  # the rows BackendBench (a command: a list) is measured in
 
 
@@ -237,6 +259,12 @@ def table(figures):
     row("whole set, time split", "whole set", split_text)
     for mode, key in MODES.items():
         row(f"whole set within 1% / 3%, {mode}", "whole set", lambda f, k=key: shares_text(f["modes"][k]))
+    row("whole set on one GPU, tests/s", "GPUs", lambda f: f"{f['one']['tests_per_s']:.1f} ({f['one']['tests']} tests "
+        f"in {f['one']['wall_s']:.1f} s)")
+    row("whole set on every GPU, tests/s", "GPUs", lambda f: f"{f['every']['tests_per_s']:.1f} on {len(f['gpus'])} "
+        f"({f['every']['tests']} tests in {f['every']['wall_s']:.1f} s)")
+    row("whole set, every GPU over one", "GPUs",
+        lambda f: f"{f['every']['tests_per_s'] / max(f['one']['tests_per_s'], 1e-9):.2f}x")
     for run_name in ("first run", "warm cache"):
         row(f"kernel folder, {run_name}, tests/s", "kernel folder", lambda f, r=run_name: rate_text(f[r], "wall_s"))
     for run_name in ("first run", "warm cache"):
@@ -267,6 +295,9 @@ def parse_args(argv):
     p.add_argument("--backendbench", action="append", default=[], metavar="NAME=FOLDER",
                    help="BackendBench's source folder (holding its BackendBench package), measured as the build NAME "
                         "in the filters and flaggems rows; its Python is this one")
+    p.add_argument("--gpus", default="",
+                   help="the GPUs row's devices, comma-separated as --devices takes them (default: every visible one; "
+                        "the first is the one-GPU run's)")
     p.add_argument("--run-flag", action="append", default=[], help="a flag for every suite run (e.g. --no-judge)")
     p.add_argument("--build-flag", action="append", default=[], metavar="NAME=FLAG",
                    help="a flag for the suite runs of the build NAME only (e.g. no-judge=--no-judge: the same binary "
@@ -308,6 +339,10 @@ def parse_args(argv):
     opts.rows = [r for r in opts.rows.split(",") if r]
     if not opts.rows or any(r not in ROWS for r in opts.rows):
         p.error(f"--rows {','.join(opts.rows)}: choose among {','.join(ROWS)}")
+    opts.gpus = [g for g in opts.gpus.split(",") if g] or (visible_gpus() if "gpus" in opts.rows else [])
+    if "gpus" in opts.rows and (len(opts.gpus) < 2 or not opts.device.startswith("cuda")):
+        p.error(f"--rows gpus: needs --device cuda and two GPUs or more (found {len(opts.gpus)}: "
+                f"{','.join(opts.gpus) or 'none'})")
     if opts.rounds < 1:
         p.error(f"--rounds {opts.rounds}: must be at least 1")
     opts.data = os.path.abspath(opts.data) if opts.data else ""

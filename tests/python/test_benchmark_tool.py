@@ -150,3 +150,29 @@ def test_without_binary_flags_our_build_is_measured_beside_backendbench(tmp_path
     _, builds = tool.parse_args(["--device", "cpu", "--backendbench", f"BackendBench={tmp_path / 'bb'}"])
     assert list(builds) == ["now", "BackendBench"]
     assert builds["now"] == str(build / "backendbench")
+
+
+def test_the_gpus_row_needs_two_gpus_and_says_so(tmp_path):
+    """Asked for on the CPU (or one GPU), the row is a usage error naming what it lacks, before anything runs."""
+    done = subprocess.run(
+        [sys.executable, os.path.join(SOURCE_DIR, "tools", "benchmark.py"), "--device", "cpu", "--rows", "gpus",
+         "--binary", f"now={BINARY}", "--out", str(tmp_path / "figures.json")], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "--rows gpus: needs --device cuda and two GPUs or more" in done.stderr
+    assert not (tmp_path / "figures.json").exists()
+
+
+def test_the_gpus_row_prints_both_runs_and_their_ratio():
+    """The table's GPU lines from a row's figures (as the suite runs' time splits give them)."""
+    sys.path.insert(0, os.path.join(SOURCE_DIR, "tools"))
+    import benchmark
+
+    def run_of(tests, wall_s):
+        return {"tests": tests, "wall_s": wall_s, "tests_per_s": tests / wall_s}
+
+    text = benchmark.table({"now": {"GPUs": {"gpus": ["0", "1"], "every": run_of(13762, 200.0),
+                                             "one": run_of(13762, 390.0)}}})
+    lines = {label: cell.strip() for label, _, cell in (line.partition("  ") for line in text.splitlines()[1:])}
+    assert lines["whole set on one GPU, tests/s"] == "35.3 (13762 tests in 390.0 s)"
+    assert lines["whole set on every GPU, tests/s"] == "68.8 on 2 (13762 tests in 200.0 s)"
+    assert lines["whole set, every GPU over one"] == "1.95x"
