@@ -20,7 +20,8 @@
 #   roundtrip trace real models, replay each trace with `backendbench trace`, compare operators
 #   override  real models on ATen and on examples/kernels_cuda (tools/model_override.py)
 #   kernels   the CUDA example kernels on their operators' torchbench inputs -> kernels_run/
-#   scaling   the full torchbench suite on GPU 0 alone, then on GPUs 0 and 1 -> scaling.txt
+#   scaling   the whole shipped dataset over every visible GPU, then on the first alone (tools/benchmark.py
+#             --rows gpus): tests/s each and their ratio -> scaling.txt, scaling.json
 #   verdicts  the verdict pipeline's GPU tests (VerdictsGpu: CUDA trace cases, CUDA cheats), then the full
 #             shipped torchbench dataset ATen against ATen with every check -> verdicts_run/, with the time per test
 #   suites    --suite opinfo and --suite facto on ATen (CUDA, bfloat16) -> opinfo_run/, facto_run/, with
@@ -136,14 +137,7 @@ for step in "$@"; do
       grep -A8 '"device_peaks"' "$OUT/report_run/run_info.json"
       if grep -qE ', 0 impossible' "$OUT/roofline.txt"; then echo "roofline check: no share above 100%"
       else echo "roofline check FAILED: a timing above the peak bandwidth (see roofline.txt)"; fi ;;
-    scaling) for devices in 0 0,1; do  # references timed afresh in both runs: no baseline cache
-        start=$(date +%s%N)
-        build/backendbench --suite torchbench --devices "$devices" --no-baseline-cache --log-dir "$OUT/scaling_$devices" \
-          --log-level WARNING >"$OUT/scaling_$devices.txt" 2>&1
-        end=$(date +%s%N)
-        echo "devices $devices: $(( (end - start) / 1000000 )) ms; $(grep -m1 'correctness score' "$OUT/scaling_$devices.txt")" \
-          | tee -a "$OUT/scaling.txt"
-      done ;;
+    scaling) python3 tools/benchmark.py --rows gpus --out "$OUT/scaling.json" | tee "$OUT/scaling.txt" ;;
     verdicts) ctest --test-dir build -L gpu -R VerdictsGpu --output-on-failure 2>&1 | tail -30
       start=$(date +%s%N)
       build/backendbench --suite torchbench --backend aten --no-baseline-cache --log-dir "$OUT/verdicts_run" \
