@@ -64,6 +64,24 @@ timing::Timing reported_candidate(const results::PerformanceResult& r, const tim
   return c;
 }
 
+// A side's timed call: `kernel` on a copy of `inputs`, its outputs kept in `kept` (`raised` set when it throws).
+// Both sides' calls run these same instructions, their kernel and where their outputs go the only difference: with a
+// lambda per side, where each one's code sat (ASLR's layout) moved calls of 0.1-3 us by up to 5%, a bias of the whole
+// process (docs/timing.md, "Both sides through one call").
+auto timed_call(const torch::jit::Stack& inputs, const backends::Kernel& kernel, std::optional<torch::jit::Stack>& kept,
+                bool keep_output, bool* raised = nullptr) {
+  return [&inputs, &kernel, &kept, keep_output, raised] {
+    torch::jit::Stack stack = inputs;
+    try {
+      kernel(stack);
+    } catch (...) {
+      if (raised) *raised = true;
+      throw;
+    }
+    if (keep_output) kept = std::move(stack);
+  };
+}
+
 }  // namespace
 
 // The timed calls' outputs: the last timed call's, against ATen on the timed
@@ -369,21 +387,8 @@ TestOutcome OperatorRun::performance(const data::InputRecord& input, bool known_
   timing::PairedTiming t;
   if (auto f = capture([&] {
         const PhaseScope phase(Phase::timing);
-        const auto reference = [&] {
-          torch::jit::Stack stack = inputs;
-          try {
-            aten_(stack);
-          } catch (...) {
-            reference_raised = true;
-            throw;
-          }
-          if (keep_output) last_reference_output = std::move(stack);
-        };
-        const auto candidate = [&] {
-          torch::jit::Stack stack = inputs;
-          kernel_(stack);
-          if (keep_output) last_output = std::move(stack);
-        };
+        const auto reference = timed_call(inputs, aten_, last_reference_output, keep_output, &reference_raised);
+        const auto candidate = timed_call(inputs, kernel_, last_output, keep_output);
         if (given) {  // ATen was timed apart: the candidate alone, in ATen's mode
           t = timing::pair_of({given->stats, given->mode},
                               timing::time_call(options_.device, candidate,
@@ -461,11 +466,7 @@ void OperatorRun::record_times(results::PerformanceResult& r, const timing::Pair
 TestOutcome OperatorRun::time_apart(const data::InputRecord& input, const torch::jit::Stack& inputs, uint64_t secret,
                                     const timing::CallHooks* hooks, std::optional<torch::jit::Stack>& last_output) {
   TestOutcome outcome;
-  const auto aten = [&] {
-    torch::jit::Stack stack = inputs;
-    aten_(stack);
-    last_output = std::move(stack);
-  };
+  const auto aten = timed_call(inputs, aten_, last_output, /*keep_output=*/true);
   // ATen timed with the device to this process alone (its phase takes the device lock, as the kernel's
   // process's timing does after it) and the kernel's process stopped, threads it left running included
   // (they would share the machine with ATen's calls); from the baseline cache where `cached`.
