@@ -17,6 +17,7 @@ timing::TimingOptions timing_options(const BenchTimingOptions& o) {
   const auto& v = o.timing;
   if (v.budget_ms) t.budget_ms = *v.budget_ms;
   if (v.imprecise_budget_multiple) t.imprecise_budget_multiple = *v.imprecise_budget_multiple;
+  if (v.kernel_imprecise_budget_multiple) t.kernel_imprecise_budget_multiple = *v.kernel_imprecise_budget_multiple;
   if (v.target_ci) t.target_relative_ci = *v.target_ci;
   if (v.batch) t.batch = *v.batch;
   if (v.kernel_batch) t.kernel_batch = *v.kernel_batch;

@@ -233,6 +233,9 @@ void add_bench_timing_options(CLI::App& cmd, BenchTimingOptions& o) {
                  "While the speedup's interval is still wider than 1.52 --target-ci (within twice --target-ci with 99% "
                  "confidence), sampling goes on past the budget, up to this many budgets; 1: the budget only" + engine_default)
       ->transform(kAmount1);
+  cmd.add_option("--kernel-imprecise-budget-multiple", t.kernel_imprecise_budget_multiple,
+                 "--imprecise-budget-multiple for timings in kernel mode" + engine_default)
+      ->transform(kAmount1);
   cmd.add_option("--target-ci", t.target_ci,
                  "Stop once the 95% confidence interval of the speedup is within this of it either way (--speedup "
                  "paired), or that of each side's time this relative width (0.005 = 0.5%)" + engine_default)

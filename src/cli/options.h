@@ -111,7 +111,7 @@ struct TraceOptions {
 
 // Overrides of the timing engine's settings (timing::TimingOptions); unset: the engine's default.
 struct TimingOverrides {
-  std::optional<double> budget_ms, imprecise_budget_multiple;
+  std::optional<double> budget_ms, imprecise_budget_multiple, kernel_imprecise_budget_multiple;
   std::optional<double> target_ci;
   std::optional<size_t> batch, kernel_batch, warmup, min_samples, max_samples;
   std::optional<double> l2_flush_multiple;

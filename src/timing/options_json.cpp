@@ -13,6 +13,7 @@ nlohmann::ordered_json to_json(const TimingOptions& o) {
           {"kernel_batch", o.kernel_batch},
           {"budget_ms", o.budget_ms},
           {"imprecise_budget_multiple", o.imprecise_budget_multiple},
+          {"kernel_imprecise_budget_multiple", o.kernel_imprecise_budget_multiple},
           {"stopping", to_string(o.stopping)},
           {"estimate", to_string(o.estimate)},
           {"speedup", to_string(o.speedup)},
@@ -43,6 +44,7 @@ TimingOptions timing_options_from_json(const nlohmann::ordered_json& t) {
   const auto speedup = speedup_estimate_from_name(speedup_name);
   if (!speedup) throw std::invalid_argument("timing settings: unknown speedup estimate '" + speedup_name + "'");
   const auto min_samples = t.at("min_samples").get<size_t>();
+  const double imprecise_budget_multiple = t.value("imprecise_budget_multiple", 1.0);  // runs before it: the budget only
   return {.warmup = t.at("warmup").get<size_t>(),
           .min_samples = min_samples,
           // Runs before the field could stop early from min_samples.
@@ -51,7 +53,9 @@ TimingOptions timing_options_from_json(const nlohmann::ordered_json& t) {
           .batch = t.at("batch").get<size_t>(),
           .kernel_batch = t.value("kernel_batch", t.at("batch").get<size_t>()),  // runs before it: one batch size
           .budget_ms = t.at("budget_ms").get<double>(),
-          .imprecise_budget_multiple = t.value("imprecise_budget_multiple", 1.0),  // runs before it: the budget only
+          .imprecise_budget_multiple = imprecise_budget_multiple,
+          // Runs before it: one multiple for every mode.
+          .kernel_imprecise_budget_multiple = t.value("kernel_imprecise_budget_multiple", imprecise_budget_multiple),
           .stopping = *stopping,
           .estimate = *estimate,
           .speedup = *speedup,

@@ -59,9 +59,11 @@ std::optional<L2FlushMethod> l2_flush_method_from_name(const std::string& name);
 struct TimingOptions {
   size_t warmup = 3;               // untimed calls first
   size_t min_samples = 10;
-  // The stopping criterion may end a timing only from this many samples a side (the budget ends it from
-  // min_samples): an interval from fewer successive samples, which correlate, is too often too narrow.
-  size_t min_samples_to_stop_early = 32;
+  // Neither the stopping criterion nor the budget may end a timing before this many samples a side, but the last
+  // of a pair's imprecise budgets (the budget ends timings judged otherwise from min_samples): an interval from fewer
+  // successive samples, which correlate, is too often too narrow. At 48 kernel mode's checks fall at 56 pairs (8 + 16
+  // a batch); timings stopped at 24 and 40 pairs read their speedups 1.35 and 1.14 of their standard errors apart.
+  size_t min_samples_to_stop_early = 48;
   // A dispatch-mode pair of 1 us calls on an H200 draws ~27 pairs a ms (events, each side's pool switched on and
   // off, the audit's hooks, a wait for the device before each sample): three budgets hold about 1,000. On the CPU
   // 500 (timing_options_for).
@@ -72,9 +74,15 @@ struct TimingOptions {
   // ms a timing rather than 25.5 on an H200, as steady (docs/timing.md).
   size_t kernel_batch = 16;
   // Per timing: stop sampling after this much wall time a side, or, while a pair's speedup interval is still too
-  // wide to put it within twice the target with 99% confidence, after up to `imprecise_budget_multiple` times as much.
+  // wide to put it within twice the target with 99% confidence, after up to `imprecise_budget_multiple` times as much
+  // (kernel mode: `kernel_imprecise_budget_multiple`). A kernel-mode budget holds a few dozen pairs (each sample
+  // flushes the L2, each batch is read from CUPTI's records), a dispatch-mode one hundreds: with a fourth budget (and
+  // min_samples_to_stop_early at 48), kernel mode's intervals left wider than that fell from 133 to 58 of 1,625 and
+  // its speedups outside +-1% from 1.4% to 0.6%; in dispatch mode a fourth drew 10% more pairs for no fewer misses
+  // (docs/timing.md).
   double budget_ms = 6.0;
   double imprecise_budget_multiple = 3.0;
+  double kernel_imprecise_budget_multiple = 4.0;
   StoppingRule stopping = StoppingRule::median_ci;
   Estimate estimate = Estimate::median;  // what a side's time is taken to be (its median by default)
   SpeedupEstimate speedup = SpeedupEstimate::paired;  // how time_pair takes the ratio of the sides' times

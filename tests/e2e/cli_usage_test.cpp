@@ -71,6 +71,7 @@ TEST_F(CliUsage, BadFlagsAndValuesAreUsageErrorsNamingTheFlag) {
       {"bench-timing --min-samples 20 --max-samples 10", "--min-samples (20) exceeds --max-samples"},
       {"bench-timing --batch 0", "--batch"},
       {"bench-timing --kernel-batch 0", "--kernel-batch"},
+      {"bench-timing --kernel-imprecise-budget-multiple 0.5", "--kernel-imprecise-budget-multiple"},
       {"bench-timing --budget-ms -1", "--budget-ms"},
       {"bench-timing --l2-flush-method dirty", "--l2-flush-method"},
       {"bench-timing --device cpu --inputs 3 --profile-input 3", "--profile-input 3: there are 3 inputs"},

@@ -70,6 +70,7 @@ TEST_F(Cuda, KernelModeBatchesPastTheProbeHoldKernelBatchPairs) {
   const at::Tensor x = at::randn({1 << 24}, at::TensorOptions().device(kCuda));
   const auto call = [&] { (void)at::relu(x); };
   timing::TimingOptions o;
+  o.min_samples_to_stop_early = 32;
   o.target_relative_ci = 0.5;  // pinned down as soon as it may stop
   o.budget_ms = 1000.0;
   for (const size_t batch : {size_t{16}, size_t{8}}) {

@@ -160,6 +160,16 @@ TEST(TimePair, TheBudgetStopsATimingBeforeItMayStopEarly) {
   EXPECT_EQ(t.reference.stats.samples, 16u);  // two batches of 8
 }
 
+// Nor does the budget end a pair judged by its speedup's interval before min_samples_to_stop_early pairs, however
+// narrow the interval (one from fewer pairs is too often narrow by chance), unless its last imprecise budget is spent.
+TEST(TimePair, TheBudgetEndsAPairOnlyFromTheSamplesItMayStopEarlyFrom) {
+  TimingOptions options{.warmup = 1, .min_samples = 10, .min_samples_to_stop_early = 40, .max_samples = 500,
+                        .budget_ms = 1e-6, .imprecise_budget_multiple = 1e9, .target_relative_ci = 0.5};
+  EXPECT_EQ(time_pair(kCpu, [] {}, [] {}, options).reference.stats.samples, 40u);  // five batches of 8
+  options.imprecise_budget_multiple = 1.0;  // the budget was the last: spent from min_samples
+  EXPECT_EQ(time_pair(kCpu, [] {}, [] {}, options).reference.stats.samples, 16u);
+}
+
 // Past its budget, a pair whose speedup interval is still wider than 1.52 targets goes on, up to
 // imprecise_budget_multiple budgets; one already within it stops at the budget.
 TEST(TimePair, AnImprecisePairGoesOnPastItsBudgetUpToTheMultiple) {
@@ -178,6 +188,7 @@ TEST(TimePair, AnImprecisePairGoesOnPastItsBudgetUpToTheMultiple) {
 
   options.imprecise_budget_multiple = 100.0;
   options.target_relative_ci = 0.5;  // within +-100%: precise enough from the start
+  options.min_samples_to_stop_early = options.min_samples;  // and from enough pairs
   started = std::chrono::steady_clock::now();
   time_pair(kCpu, [] {}, [] {}, options);
   EXPECT_LT(ms_since(started), 2 * 2.0 * 100.0 / 2);

@@ -11,7 +11,8 @@ TEST(WorkerConfig, EveryFieldRoundTripsThroughJson) {
                  .device = "cuda:1", .seed = 7,
                  .tolerance = {.atol = 0.5, .rtol = 0.25}, .baseline_cache = false, .log_level = "DEBUG",
                  .memory_limit_mb = 512, .cpu_limit_s = 3.5};
-  c.timing = {.warmup = 1, .min_samples = 2, .max_samples = 3, .batch = 4, .kernel_batch = 6, .budget_ms = 5.5, .target_relative_ci = 0.01,
+  c.timing = {.warmup = 1, .min_samples = 2, .max_samples = 3, .batch = 4, .kernel_batch = 6, .budget_ms = 5.5,
+              .imprecise_budget_multiple = 2.5, .kernel_imprecise_budget_multiple = 3.5, .target_relative_ci = 0.01,
               .flush_l2 = false, .hold_stream = false, .kernel_floor_ms = 0.25, .l2_flush_multiple = 1.5,
               .l2_flush_method = timing::L2FlushMethod::zero, .cuda_graphs = true, .graph_replay_ms = 0.75,
               .cupti = false, .dispatch_l2_flush = true};
@@ -31,6 +32,8 @@ TEST(WorkerConfig, EveryFieldRoundTripsThroughJson) {
   EXPECT_FALSE(back.timing.cupti);
   EXPECT_TRUE(back.timing.dispatch_l2_flush);
   EXPECT_EQ(back.timing.kernel_batch, 6u);
+  EXPECT_EQ(back.timing.imprecise_budget_multiple, 2.5);
+  EXPECT_EQ(back.timing.kernel_imprecise_budget_multiple, 3.5);
   EXPECT_EQ(back.device, "cuda:1");
   EXPECT_EQ(back.cpu_limit_s, 3.5);
   EXPECT_EQ(back.backend.kind, backends::BackendKind::pregenerated);
