@@ -10,7 +10,8 @@ build or several side by side (before and after a change, on one machine):
                      every check (--no-baseline-cache): tests per second, the
                      run's time split, and the share of its speedups within 1%
                      and 3% of 1 per timing mode (the path users' runs take:
-                     the judge, the sandbox, every audit)
+                     the judge, the sandbox, every audit), and of their 95%
+                     intervals that hold 1 (about 95% where they are honest)
   GPUs               the whole set over every GPU (--gpus, default every
                      visible one; --devices), then on the first alone: tests
                      per second each and their ratio (the first run on a
@@ -22,7 +23,8 @@ build or several side by side (before and after a change, on one machine):
                      compiled-kernel cache empty) and again warm
   filters            ATen against ATen on operator filters (--filters, every
                      input of the set that matches one): the shares within 1%
-                     and 3% of 1, and the wall time per input, the process's
+                     and 3% of 1, of the 95% intervals holding 1, and the
+                     wall time per input, the process's
                      start included (the issue's first two rows)
   flaggems           --backend flag_gems on --flaggems-ops, one input each:
                      tests per second, the process's start included, on a
@@ -89,11 +91,18 @@ def steadiness(binary, work, opts, flags):
     return {"modes": {mode: groups[key] for mode, key in MODES.items()}, "wall_ms_per_input": passed["wall_ms_per_test"]}
 
 
-def within_shares(speedups):
-    """n, and the shares of `speedups` within 1% and 3% of 1."""
+def within_shares(results):
+    """n, the shares of the results' speedups within 1% and 3% of 1 and, where they carry their 95% intervals, the
+    share of those that hold 1 (`holding_1`: ATen against itself, about 95% when the intervals are honest)."""
+    speedups = [r["speedup"] for r in results]
     n = len(speedups)
-    return {"n": n, "within_1pct": sum(abs(s - 1) <= 0.01 for s in speedups) / n if n else 0.0,
-            "within_3pct": sum(abs(s - 1) <= 0.03 for s in speedups) / n if n else 0.0}
+    shares = {"n": n, "within_1pct": sum(abs(s - 1) <= 0.01 for s in speedups) / n if n else 0.0,
+              "within_3pct": sum(abs(s - 1) <= 0.03 for s in speedups) / n if n else 0.0}
+    intervals = [(r["speedup_ci_low"], r["speedup_ci_high"]) for r in results
+                 if r.get("speedup_ci_low") and r.get("speedup_ci_high")]
+    if intervals:
+        shares["holding_1"] = sum(low <= 1 <= high for low, high in intervals) / len(intervals)
+    return shares
 
 
 def timed_results(results):
@@ -116,8 +125,7 @@ def suite_run(binary, work, name, args, env=None):
     split["judged"] = len(results)
     split["process_s"] = process_s
     timed = timed_results(results)
-    split["modes"] = {key: within_shares([r["speedup"] for r in timed
-                                          if key == "all" or r.get("timing_mode", "") + "_mode" == key])
+    split["modes"] = {key: within_shares([r for r in timed if key == "all" or r.get("timing_mode", "") + "_mode" == key])
                       for key in MODES.values()}
     return split
 
@@ -130,7 +138,7 @@ def backendbench_run(command, work, opts, name, args, env=None):
                               "--log-dir", folder] + args, env=env, log=os.path.join(work, "stderr.txt"))
     results = json.load(open(os.path.join(folder, "full_results.json")))
     return {"judged": len(results), "process_s": process_s,
-            "modes": {"all": within_shares([r["speedup"] for r in timed_results(results)])},
+            "modes": {"all": within_shares(timed_results(results))},
             "inputs": sum(r["test_type"] == "performance" for r in results)}
 
 
@@ -231,6 +239,10 @@ def shares_text(m):
     return f"{percent(m['within_1pct'])} / {percent(m['within_3pct'])} of {m['n']}" if m["n"] else "-"
 
 
+def holding_text(m):
+    return percent(m["holding_1"]) if m.get("n") and "holding_1" in m else "-"
+
+
 def rate_text(split, seconds="process_s"):
     """Tests judged per second over `seconds` of the split (the process's, or the run's own `wall_s`)."""
     return f"{split['judged'] / max(split[seconds], 1e-9):.2f} ({split['judged']} tests in {split[seconds]:.1f} s)"
@@ -252,6 +264,9 @@ def table(figures):
     for key in MODES.values():
         row(f"filters, within 1% / 3%, {key.replace('_', ' ')}", "filters",
             lambda f, k=key: shares_text(f["modes"][k]) if k in f["modes"] else "-")
+    for key in MODES.values():
+        row(f"filters, 95% intervals holding 1, {key.replace('_', ' ')}", "filters",
+            lambda f, k=key: holding_text(f["modes"][k]) if k in f["modes"] else "-")
     row("filters, wall time per input", "filters",
         lambda f: f"{f['ms_per_input']:.1f} ms ({f['inputs']} inputs in {f['process_s']:.1f} s)")
     row("whole set, tests/s", "whole set",
@@ -259,6 +274,8 @@ def table(figures):
     row("whole set, time split", "whole set", split_text)
     for mode, key in MODES.items():
         row(f"whole set within 1% / 3%, {mode}", "whole set", lambda f, k=key: shares_text(f["modes"][k]))
+    for mode, key in MODES.items():
+        row(f"whole set, 95% intervals holding 1, {mode}", "whole set", lambda f, k=key: holding_text(f["modes"][k]))
     row("whole set on one GPU, tests/s", "GPUs", lambda f: f"{f['one']['tests_per_s']:.1f} ({f['one']['tests']} tests "
         f"in {f['one']['wall_s']:.1f} s)")
     row("whole set on every GPU, tests/s", "GPUs", lambda f: f"{f['every']['tests_per_s']:.1f} on {len(f['gpus'])} "

@@ -40,12 +40,15 @@ def test_two_builds_side_by_side_on_the_cpu(tmp_path):
     assert lines[0].split() == ["before", "after"]
     for label in ("ATen vs ATen within 1% / 3%, all", "wall time per input", "filters, within 1% / 3%, all",
                   "filters, wall time per input", "whole set, tests/s",
-                  "whole set, time split", "whole set within 1% / 3%, all", "kernel folder, first run, tests/s", "kernel folder, warm cache, tests/s"):
+                  "whole set, time split", "whole set within 1% / 3%, all", "whole set, 95% intervals holding 1, all",
+                  "filters, 95% intervals holding 1, all", "kernel folder, first run, tests/s",
+                  "kernel folder, warm cache, tests/s"):
         assert any(line.startswith(label) for line in lines), (label, done.stdout)
     figures = saved["figures"]
     for build in ("before", "after"):
         assert figures[build]["whole set"][0]["tests"] == 4
         assert figures[build]["whole set"][0]["modes"]["all"]["n"] == 2  # relu's and add's performance tests
+        assert 0 <= figures[build]["whole set"][0]["modes"]["all"]["holding_1"] <= 1  # both carry their intervals
         assert figures[build]["steadiness"][0]["modes"]["all"]["n"] == 2
         assert figures[build]["filters"][0]["inputs"] == 1  # relu's: the default filters match no add
         # relu and add.Tensor have kernels there: a correctness and a performance test each.
