@@ -152,7 +152,8 @@ TEST(TimePair, StopsOnceTheSpeedupOrBothMediansArePinnedDown) {
   }
 }
 
-// The budget ends a timing from min_samples, before the stopping criterion may.
+// The budget, its last one spent (a budget of 0 is every budget spent), ends a timing from min_samples, before the
+// stopping criterion may.
 TEST(TimePair, TheBudgetStopsATimingBeforeItMayStopEarly) {
   const TimingOptions options{.warmup = 1, .min_samples = 10, .min_samples_to_stop_early = 30, .max_samples = 500,
                               .budget_ms = 0.0, .target_relative_ci = 0.5};
